@@ -1,0 +1,125 @@
+#include "core/command.h"
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "core/path.h"
+#include "re2/re2.h"
+
+namespace klaunch {
+namespace {
+
+// The arguments after argv[0], joined by single spaces.
+std::string ArgsText(absl::Span<const absl::string_view> argv) {
+  std::string out;
+  for (size_t i = 1; i < argv.size(); ++i) {
+    if (i > 1) out.push_back(' ');
+    out.append(argv[i].data(), argv[i].size());
+  }
+  return out;
+}
+
+// A `*` in an absolute program stays within one path component, as in path
+// rules: "/usr/bin/*" is not "/usr/bin/sub/dir/evil".
+bool ProgramMatches(absl::string_view glob, absl::string_view program,
+                    bool absolute) {
+  if (!absolute) return GlobMatch(glob, program);
+  std::vector<absl::string_view> g = absl::StrSplit(glob, '/');
+  std::vector<absl::string_view> p = absl::StrSplit(program, '/');
+  if (g.size() != p.size()) return false;
+  for (size_t i = 0; i < g.size(); ++i) {
+    if (!GlobMatch(g[i], p[i])) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string CommandLineText(absl::string_view executable,
+                            absl::Span<const absl::string_view> argv,
+                            bool absolute_program) {
+  std::string out(absolute_program ? executable : Basename(executable));
+  if (argv.size() > 1) absl::StrAppend(&out, " ", ArgsText(argv));
+  return out;
+}
+
+CommandRule::CommandRule(CommandRule&&) noexcept = default;
+CommandRule& CommandRule::operator=(CommandRule&&) noexcept = default;
+CommandRule::~CommandRule() = default;
+
+absl::StatusOr<CommandRule> CommandRule::Compile(Kind kind,
+                                                 absl::string_view text) {
+  CommandRule rule;
+  rule.kind_ = kind;
+  rule.text_ = std::string(text);
+  absl::string_view trimmed = absl::StripAsciiWhitespace(text);
+  if (trimmed.empty()) {
+    return absl::InvalidArgumentError("empty command rule");
+  }
+  if (kind == Kind::kPattern) {
+    RE2::Options options;
+    options.set_log_errors(false);
+    rule.re_ = std::make_unique<RE2>(std::string(text), options);
+    if (!rule.re_->ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "bad RE2 pattern '", text, "': ", rule.re_->error()));
+    }
+    rule.absolute_program_ = text.substr(0, 2) == "^/";
+    return rule;
+  }
+  size_t space = trimmed.find(' ');
+  rule.program_ = std::string(trimmed.substr(0, space));
+  rule.absolute_program_ = rule.program_[0] == '/';
+  if (kind == Kind::kPrefix) {
+    if (rule.program_.find('*') != std::string::npos) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "prefix '", text, "' holds a *; prefixes are whole words (use "
+          "commands.allow for globs)"));
+    }
+    if (space != absl::string_view::npos) {
+      rule.words_ = absl::StrSplit(trimmed.substr(space + 1), ' ',
+                                   absl::SkipEmpty());
+    }
+  } else if (space != absl::string_view::npos) {
+    rule.rest_ = std::string(trimmed.substr(space));
+  }
+  return rule;
+}
+
+bool CommandRule::Matches(absl::string_view executable,
+                          absl::Span<const absl::string_view> argv) const {
+  const absl::string_view program =
+      absolute_program_ ? executable : Basename(executable);
+  switch (kind_) {
+    case Kind::kPattern:
+      return RE2::PartialMatch(
+          CommandLineText(executable, argv, absolute_program_), *re_);
+    case Kind::kPrefix: {
+      if (program != program_) return false;
+      // argv may be empty (execve(path, {NULL})): then there are no words.
+      const size_t args = argv.empty() ? 0 : argv.size() - 1;
+      if (args < words_.size()) return false;
+      for (size_t i = 0; i < words_.size(); ++i) {
+        if (argv[i + 1] != words_[i]) return false;
+      }
+      return true;
+    }
+    case Kind::kGlob: {
+      if (!ProgramMatches(program_, program, absolute_program_)) return false;
+      const std::string args = ArgsText(argv);
+      const std::string rest = argv.size() > 1 ? absl::StrCat(" ", args) : "";
+      if (GlobMatch(rest_, rest)) return true;
+      // "git *" also admits plain "git": a trailing " *" means "and any
+      // arguments, none included".
+      absl::string_view r = rest_;
+      if (r.size() >= 2 && r.substr(r.size() - 2) == " *") {
+        return GlobMatch(r.substr(0, r.size() - 2), rest);
+      }
+      return false;
+    }
+  }
+  return false;
+}
+
+}  // namespace klaunch

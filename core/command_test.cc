@@ -1,0 +1,369 @@
+#include "core/command.h"
+
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace klaunch {
+namespace {
+
+using ::testing::HasSubstr;
+using Kind = CommandRule::Kind;
+
+using Argv = std::vector<absl::string_view>;
+
+CommandRule MustCompile(Kind kind, absl::string_view text) {
+  absl::StatusOr<CommandRule> rule = CommandRule::Compile(kind, text);
+  EXPECT_TRUE(rule.ok()) << text << ": " << rule.status();
+  if (!rule.ok()) {
+    // A rule that matches nothing the tests use.
+    return *CommandRule::Compile(Kind::kPrefix, "/nonexistent/sentinel");
+  }
+  return *std::move(rule);
+}
+
+void ExpectCompileError(Kind kind, absl::string_view text,
+                        absl::string_view substring) {
+  absl::StatusOr<CommandRule> rule = CommandRule::Compile(kind, text);
+  ASSERT_FALSE(rule.ok()) << "'" << text << "' unexpectedly compiled";
+  EXPECT_EQ(rule.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(rule.status().message()),
+              HasSubstr(std::string(substring)));
+}
+
+bool M(const CommandRule& rule, absl::string_view executable,
+       std::initializer_list<absl::string_view> argv) {
+  Argv v(argv);
+  return rule.Matches(executable, absl::MakeConstSpan(v));
+}
+
+// ---------------------------------------------------------------------------
+// CommandLineText
+
+TEST(CommandLineText, IsTheBasenameFollowedByTheArguments) {
+  Argv argv = {"git", "status", "-s"};
+  EXPECT_EQ(CommandLineText("/usr/bin/git", argv), "git status -s");
+}
+
+TEST(CommandLineText, IgnoresArgvZero) {
+  Argv argv = {"git", "status"};
+  EXPECT_EQ(CommandLineText("/bin/rm", argv), "rm status");
+  Argv spoofed = {"/usr/bin/harmless", "-rf", "/"};
+  EXPECT_EQ(CommandLineText("/bin/rm", spoofed), "rm -rf /");
+}
+
+TEST(CommandLineText, IsJustTheProgramWithoutArguments) {
+  Argv only_argv0 = {"ls"};
+  EXPECT_EQ(CommandLineText("/bin/ls", only_argv0), "ls");
+  Argv empty;
+  EXPECT_EQ(CommandLineText("/bin/ls", empty), "ls");
+}
+
+TEST(CommandLineText, UsesTheAbsolutePathWhenAsked) {
+  Argv argv = {"x", "install", "six"};
+  EXPECT_EQ(CommandLineText("/usr/bin/pip", argv, /*absolute_program=*/true),
+            "/usr/bin/pip install six");
+  Argv empty;
+  EXPECT_EQ(CommandLineText("/usr/bin/pip", empty, /*absolute_program=*/true),
+            "/usr/bin/pip");
+}
+
+TEST(CommandLineText, JoinsArgumentsWithSingleSpacesKeepingEmptyOnes) {
+  Argv argv = {"echo", "a", "", "b c"};
+  EXPECT_EQ(CommandLineText("/bin/echo", argv), "echo a  b c");
+}
+
+// ---------------------------------------------------------------------------
+// Compile errors
+
+TEST(CommandRule, AnEmptyRuleIsACompileError) {
+  for (Kind kind : {Kind::kPrefix, Kind::kGlob, Kind::kPattern}) {
+    ExpectCompileError(kind, "", "empty command rule");
+    ExpectCompileError(kind, "   ", "empty command rule");
+  }
+}
+
+TEST(CommandRule, APrefixWhoseProgramHoldsAStarIsACompileError) {
+  ExpectCompileError(Kind::kPrefix, "git*", "holds a *");
+  ExpectCompileError(Kind::kPrefix, "* status", "holds a *");
+  ExpectCompileError(Kind::kPrefix, "/usr/bin/*", "holds a *");
+}
+
+TEST(CommandRule, AnInvalidRe2PatternIsACompileError) {
+  ExpectCompileError(Kind::kPattern, "(", "bad RE2 pattern");
+  ExpectCompileError(Kind::kPattern, "^pip install [z-a]", "bad RE2 pattern");
+  ExpectCompileError(Kind::kPattern, "x{2,1}", "bad RE2 pattern");
+  ExpectCompileError(Kind::kPattern, "a**", "bad RE2 pattern");
+  // Perl features RE2 does not support.
+  ExpectCompileError(Kind::kPattern, "(a)\\1", "bad RE2 pattern");
+  ExpectCompileError(Kind::kPattern, "git(?=push)", "bad RE2 pattern");
+}
+
+TEST(CommandRule, KeepsItsTextAsWritten) {
+  EXPECT_EQ(MustCompile(Kind::kPrefix, "git status").text(), "git status");
+  EXPECT_EQ(MustCompile(Kind::kGlob, "git *").text(), "git *");
+  EXPECT_EQ(MustCompile(Kind::kPattern, "^git$").text(), "^git$");
+}
+
+// ---------------------------------------------------------------------------
+// Prefix rules
+
+TEST(CommandRule, APrefixAdmitsTheProgramWithAnyArguments) {
+  CommandRule ls = MustCompile(Kind::kPrefix, "ls");
+  EXPECT_TRUE(M(ls, "/bin/ls", {"ls"}));
+  EXPECT_TRUE(M(ls, "/bin/ls", {"ls", "-la"}));
+  EXPECT_TRUE(M(ls, "/usr/bin/ls", {"ls", "-l", "/etc"}));
+}
+
+TEST(CommandRule, APrefixJudgesAnEmptyArgvAsTheBareProgram) {
+  // execve("/bin/ls", {}) has the command line "ls".
+  CommandRule ls = MustCompile(Kind::kPrefix, "ls");
+  EXPECT_TRUE(M(ls, "/bin/ls", {}));
+  CommandRule git_status = MustCompile(Kind::kPrefix, "git status");
+  EXPECT_FALSE(M(git_status, "/usr/bin/git", {}));
+}
+
+TEST(CommandRule, APrefixProgramIsAWholeWord) {
+  CommandRule ls = MustCompile(Kind::kPrefix, "ls");
+  EXPECT_FALSE(M(ls, "/bin/lsblk", {"lsblk"}));
+  EXPECT_FALSE(M(ls, "/bin/lsblk", {"ls"}));
+  EXPECT_FALSE(M(ls, "/bin/l", {"l"}));
+  EXPECT_FALSE(M(ls, "/bin/xls", {"xls"}));
+}
+
+TEST(CommandRule, APrefixMatchesWholeArgumentWords) {
+  CommandRule r = MustCompile(Kind::kPrefix, "git status");
+  EXPECT_TRUE(M(r, "/usr/bin/git", {"git", "status"}));
+  EXPECT_TRUE(M(r, "/usr/bin/git", {"git", "status", "-s"}));
+  EXPECT_FALSE(M(r, "/usr/bin/git", {"git", "statusx"}));
+  EXPECT_FALSE(M(r, "/usr/bin/git", {"git", "stat"}));
+  EXPECT_FALSE(M(r, "/usr/bin/git", {"git", "Status"}));
+  EXPECT_FALSE(M(r, "/usr/bin/git", {"git"}));
+  EXPECT_FALSE(M(r, "/usr/bin/git", {"git", "-C", "/x", "status"}));
+  EXPECT_FALSE(M(r, "/usr/bin/git", {"git", "push"}));
+}
+
+TEST(CommandRule, APrefixOfSeveralWordsNeedsThemAllInOrder) {
+  CommandRule r = MustCompile(Kind::kPrefix, "git remote add");
+  EXPECT_TRUE(M(r, "/usr/bin/git", {"git", "remote", "add", "o", "url"}));
+  EXPECT_FALSE(M(r, "/usr/bin/git", {"git", "remote"}));
+  EXPECT_FALSE(M(r, "/usr/bin/git", {"git", "add", "remote"}));
+  EXPECT_FALSE(M(r, "/usr/bin/git", {"git", "remote", "remove"}));
+}
+
+TEST(CommandRule, APrefixIgnoresArgvZero) {
+  CommandRule r = MustCompile(Kind::kPrefix, "git status");
+  // execve("/bin/rm", {"git", "status"}) is `rm status`.
+  EXPECT_FALSE(M(r, "/bin/rm", {"git", "status"}));
+  CommandRule rm = MustCompile(Kind::kPrefix, "rm status");
+  EXPECT_TRUE(M(rm, "/bin/rm", {"git", "status"}));
+}
+
+TEST(CommandRule, APrefixToleratesExtraWhitespaceInTheRule) {
+  CommandRule r = MustCompile(Kind::kPrefix, "  git   status  ");
+  EXPECT_TRUE(M(r, "/usr/bin/git", {"git", "status", "-s"}));
+  EXPECT_FALSE(M(r, "/usr/bin/git", {"git"}));
+}
+
+TEST(CommandRule, ABareProgramMatchesTheBasenameAnywhere) {
+  CommandRule r = MustCompile(Kind::kPrefix, "git");
+  EXPECT_TRUE(r.names_bare_program());
+  EXPECT_TRUE(M(r, "/usr/bin/git", {"git"}));
+  // Whether this is acceptable is the engine's business, not this module's.
+  EXPECT_TRUE(M(r, "/tmp/evil/git", {"git"}));
+}
+
+TEST(CommandRule, AnAbsoluteProgramMatchesThePathNotTheBasename) {
+  CommandRule r = MustCompile(Kind::kPrefix, "/usr/bin/git status");
+  EXPECT_FALSE(r.names_bare_program());
+  EXPECT_TRUE(M(r, "/usr/bin/git", {"git", "status"}));
+  EXPECT_FALSE(M(r, "/tmp/git", {"git", "status"}));
+  EXPECT_FALSE(M(r, "/tmp/usr/bin/git", {"git", "status"}));
+  EXPECT_FALSE(M(r, "/usr/bin/git2", {"git", "status"}));
+  EXPECT_FALSE(M(r, "/usr/bin/git", {"git", "push"}));
+  EXPECT_FALSE(M(r, "git", {"git", "status"}));
+
+  CommandRule bare_path = MustCompile(Kind::kPrefix, "/usr/bin/git");
+  EXPECT_FALSE(M(bare_path, "/usr/local/bin/git", {"git"}));
+}
+
+// ---------------------------------------------------------------------------
+// Glob rules
+
+TEST(CommandRule, AGlobIsAnchoredAtBothEnds) {
+  CommandRule r = MustCompile(Kind::kGlob, "git *");
+  EXPECT_FALSE(M(r, "/usr/bin/sudo", {"sudo", "git", "push"}));
+  EXPECT_FALSE(M(r, "/usr/bin/gitx", {"gitx", "push"}));
+  EXPECT_FALSE(M(r, "/usr/bin/xgit", {"xgit", "push"}));
+
+  CommandRule exact = MustCompile(Kind::kGlob, "git push");
+  EXPECT_TRUE(M(exact, "/usr/bin/git", {"git", "push"}));
+  EXPECT_FALSE(M(exact, "/usr/bin/git", {"git", "push", "--force"}));
+  EXPECT_FALSE(M(exact, "/usr/bin/git", {"git", "push;", "rm"}));
+  EXPECT_FALSE(M(exact, "/usr/bin/git", {"git", "-c", "x", "push"}));
+  EXPECT_FALSE(M(exact, "/usr/bin/git", {"git"}));
+}
+
+TEST(CommandRule, AGlobStarMatchesAnyArguments) {
+  CommandRule r = MustCompile(Kind::kGlob, "git *");
+  EXPECT_TRUE(M(r, "/usr/bin/git", {"git", "push"}));
+  EXPECT_TRUE(M(r, "/usr/bin/git", {"git", "push", "origin"}));
+  EXPECT_TRUE(M(r, "/usr/bin/git", {"git", "push", "origin", "main"}));
+}
+
+TEST(CommandRule, ATrailingSpaceStarAlsoAdmitsNoArguments) {
+  CommandRule r = MustCompile(Kind::kGlob, "git *");
+  EXPECT_TRUE(M(r, "/usr/bin/git", {"git"}));
+  EXPECT_TRUE(M(r, "/usr/bin/git", {}));
+
+  CommandRule sub = MustCompile(Kind::kGlob, "git push *");
+  EXPECT_TRUE(M(sub, "/usr/bin/git", {"git", "push"}));
+  EXPECT_TRUE(M(sub, "/usr/bin/git", {"git", "push", "origin", "main"}));
+  EXPECT_FALSE(M(sub, "/usr/bin/git", {"git"}));
+  EXPECT_FALSE(M(sub, "/usr/bin/git", {"git", "pull"}));
+  EXPECT_FALSE(M(sub, "/usr/bin/git", {"git", "pushx"}));
+}
+
+TEST(CommandRule, AGlobWithoutArgumentsAdmitsOnlyTheBareProgram) {
+  CommandRule r = MustCompile(Kind::kGlob, "make");
+  EXPECT_TRUE(M(r, "/usr/bin/make", {"make"}));
+  EXPECT_FALSE(M(r, "/usr/bin/make", {"make", "install"}));
+}
+
+TEST(CommandRule, AGlobStarInsideAnArgumentIsAnchored) {
+  CommandRule r = MustCompile(Kind::kGlob, "rm *.txt");
+  EXPECT_TRUE(M(r, "/bin/rm", {"rm", "a.txt"}));
+  EXPECT_FALSE(M(r, "/bin/rm", {"rm", "a.txt", "/etc/passwd"}));
+  EXPECT_FALSE(M(r, "/bin/rm", {"rm", "a.txt.bak"}));
+  EXPECT_FALSE(M(r, "/bin/rm", {"rm"}));
+}
+
+TEST(CommandRule, AGlobMatchesTheProgramAsAUnit) {
+  CommandRule r = MustCompile(Kind::kGlob, "python3 *");
+  EXPECT_TRUE(M(r, "/usr/bin/python3", {"python3", "-c", "1"}));
+  EXPECT_TRUE(M(r, "/usr/bin/python3", {"python3"}));
+  EXPECT_FALSE(M(r, "/usr/bin/python3.11", {"python3.11", "-c", "1"}));
+  EXPECT_FALSE(M(r, "/usr/bin/python", {"python3", "-c", "1"}));
+
+  CommandRule any_python = MustCompile(Kind::kGlob, "python3* *");
+  EXPECT_TRUE(M(any_python, "/usr/bin/python3.11", {"python3.11", "x.py"}));
+  EXPECT_FALSE(M(any_python, "/usr/bin/python2", {"python2", "x.py"}));
+
+  CommandRule any_program = MustCompile(Kind::kGlob, "* --version");
+  EXPECT_TRUE(M(any_program, "/usr/bin/gcc", {"gcc", "--version"}));
+  EXPECT_FALSE(M(any_program, "/usr/bin/gcc", {"gcc", "--version", "x.c"}));
+}
+
+TEST(CommandRule, AGlobIgnoresArgvZero) {
+  CommandRule r = MustCompile(Kind::kGlob, "git *");
+  EXPECT_FALSE(M(r, "/bin/rm", {"git", "-rf", "/"}));
+  EXPECT_TRUE(M(r, "/usr/bin/git", {"rm", "push"}));
+}
+
+TEST(CommandRule, AnAbsoluteGlobProgramMatchesThePath) {
+  CommandRule r = MustCompile(Kind::kGlob, "/usr/bin/git *");
+  EXPECT_FALSE(r.names_bare_program());
+  EXPECT_TRUE(M(r, "/usr/bin/git", {"git", "push"}));
+  EXPECT_TRUE(M(r, "/usr/bin/git", {"git"}));
+  EXPECT_FALSE(M(r, "/tmp/git", {"git", "push"}));
+  EXPECT_FALSE(M(r, "/home/me/usr/bin/git", {"git", "push"}));
+
+  CommandRule bare = MustCompile(Kind::kGlob, "git *");
+  EXPECT_TRUE(bare.names_bare_program());
+}
+
+// ---------------------------------------------------------------------------
+// Pattern rules
+
+TEST(CommandRule, APatternIsSearchedInTheCommandLine) {
+  CommandRule r = MustCompile(Kind::kPattern, "install");
+  EXPECT_TRUE(M(r, "/usr/bin/pip", {"pip", "install", "six"}));
+  EXPECT_TRUE(M(r, "/usr/bin/apt-get", {"apt-get", "reinstall", "x"}));
+  EXPECT_FALSE(M(r, "/usr/bin/pip", {"pip", "list"}));
+}
+
+TEST(CommandRule, AnAnchoredPatternMatchesTheWholeLineOnly) {
+  CommandRule r = MustCompile(Kind::kPattern, R"(^pip install \w+$)");
+  EXPECT_TRUE(r.names_bare_program());
+  EXPECT_TRUE(M(r, "/usr/bin/pip", {"pip", "install", "requests"}));
+  EXPECT_TRUE(M(r, "/tmp/x/pip", {"pip", "install", "requests"}));
+  EXPECT_FALSE(M(r, "/usr/bin/pip", {"pip", "install", "a", "b"}));
+  EXPECT_FALSE(M(r, "/usr/bin/pip", {"pip", "install", "a;", "rm"}));
+  EXPECT_FALSE(M(r, "/usr/bin/pip", {"pip", "install", "--index-url=x"}));
+  EXPECT_FALSE(M(r, "/usr/bin/sudo", {"sudo", "pip", "install", "x"}));
+  EXPECT_FALSE(M(r, "/usr/bin/pip3", {"pip3", "install", "x"}));
+}
+
+TEST(CommandRule, APatternIgnoresArgvZero) {
+  CommandRule r = MustCompile(Kind::kPattern, "^git status$");
+  EXPECT_FALSE(M(r, "/bin/rm", {"git", "status"}));
+  CommandRule rm = MustCompile(Kind::kPattern, "^rm status$");
+  EXPECT_TRUE(M(rm, "/bin/rm", {"git", "status"}));
+}
+
+TEST(CommandRule, APatternSeesTheBareProgramAloneWithoutArguments) {
+  CommandRule r = MustCompile(Kind::kPattern, "^make$");
+  EXPECT_TRUE(M(r, "/usr/bin/make", {"make"}));
+  EXPECT_TRUE(M(r, "/usr/bin/make", {}));
+  EXPECT_FALSE(M(r, "/usr/bin/make", {"make", "all"}));
+}
+
+TEST(CommandRule, ASlashAnchoredPatternIsMatchedAgainstTheAbsolutePathLine) {
+  CommandRule r = MustCompile(Kind::kPattern, R"(^/usr/bin/pip install )");
+  EXPECT_FALSE(r.names_bare_program());
+  EXPECT_TRUE(M(r, "/usr/bin/pip", {"pip", "install", "six"}));
+  EXPECT_FALSE(M(r, "/home/me/.local/bin/pip", {"pip", "install", "six"}));
+  EXPECT_FALSE(M(r, "/usr/bin/pip", {"pip", "list"}));
+
+  CommandRule dir = MustCompile(Kind::kPattern, R"(^/usr/bin/[^/ ]+( |$))");
+  EXPECT_TRUE(M(dir, "/usr/bin/ls", {"ls"}));
+  EXPECT_TRUE(M(dir, "/usr/bin/ls", {"ls", "-l"}));
+  EXPECT_FALSE(M(dir, "/tmp/ls", {"ls", "/usr/bin/ls"}));
+}
+
+TEST(CommandRule, APatternWithoutLeadingCaretSlashSeesTheBasenameLine) {
+  CommandRule r = MustCompile(Kind::kPattern, "/usr/bin/git");
+  EXPECT_TRUE(r.names_bare_program());
+  EXPECT_FALSE(M(r, "/usr/bin/git", {"git", "status"}));
+  EXPECT_TRUE(M(r, "/usr/bin/ls", {"ls", "/usr/bin/git"}));
+
+  CommandRule caret = MustCompile(Kind::kPattern, "^git ");
+  EXPECT_TRUE(M(caret, "/usr/bin/git", {"git", "status"}));
+  EXPECT_FALSE(M(caret, "/usr/bin/sudo", {"sudo", "git", "status"}));
+}
+
+TEST(CommandRule, NamesBareProgramOnlyWhenTheProgramIsNotAPath) {
+  EXPECT_TRUE(MustCompile(Kind::kPrefix, "ls").names_bare_program());
+  EXPECT_TRUE(MustCompile(Kind::kPrefix, "ls -l").names_bare_program());
+  EXPECT_FALSE(MustCompile(Kind::kPrefix, "/bin/ls").names_bare_program());
+  EXPECT_FALSE(MustCompile(Kind::kPrefix, "  /bin/ls -l").names_bare_program());
+  EXPECT_TRUE(MustCompile(Kind::kGlob, "l* -l").names_bare_program());
+  EXPECT_FALSE(MustCompile(Kind::kGlob, "/bin/l* -l").names_bare_program());
+  EXPECT_TRUE(MustCompile(Kind::kPattern, "^ls").names_bare_program());
+  EXPECT_FALSE(MustCompile(Kind::kPattern, "^/bin/ls").names_bare_program());
+  EXPECT_TRUE(MustCompile(Kind::kPattern, "ls$").names_bare_program());
+}
+
+}  // namespace
+}  // namespace klaunch
+
+namespace klaunch {
+namespace {
+
+TEST(CommandRule, AStarInAnAbsoluteProgramStaysWithinOneComponent) {
+  CommandRule r = *CommandRule::Compile(CommandRule::Kind::kGlob,
+                                        "/usr/bin/* --version");
+  EXPECT_TRUE(r.Matches("/usr/bin/git", {"git", "--version"}));
+  EXPECT_FALSE(r.Matches("/usr/bin/sub/dir/evil", {"evil", "--version"}));
+  EXPECT_FALSE(r.Matches("/usr/bin", {"bin", "--version"}));
+}
+
+}  // namespace
+}  // namespace klaunch

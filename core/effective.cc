@@ -1,0 +1,84 @@
+#include "core/effective.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace klaunch {
+namespace {
+
+void AppendList(std::string* out, absl::string_view name,
+                const std::vector<Entry>& entries) {
+  if (entries.empty()) {
+    absl::StrAppend(out, name, " = []\n");
+    return;
+  }
+  absl::StrAppend(out, name, " = [\n");
+  for (const Entry& entry : entries) {
+    absl::StrAppend(out, "  ", TomlQuote(entry.value), ",");
+    if (!entry.preset.empty()) absl::StrAppend(out, "  # preset ", entry.preset);
+    absl::StrAppend(out, "\n");
+  }
+  absl::StrAppend(out, "]\n");
+}
+
+}  // namespace
+
+std::string TomlQuote(absl::string_view text) {
+  std::string out = "\"";
+  for (unsigned char c : text) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (c < 0x20 || c == 0x7f) {
+          absl::StrAppendFormat(&out, "\\u%04x", c);
+        } else {
+          out.push_back(static_cast<char>(c));
+        }
+    }
+  }
+  out += "\"";
+  return out;
+}
+
+std::string EffectiveToml(const Policy& p) {
+  std::string out = absl::StrCat(
+      "# Effective policy: preset \"", p.base,
+      "\" expanded, paths absolute.\nversion = 1\nextends = \"none\"\nmode = ",
+      TomlQuote(ModeName(p.mode)), "\n\n[filesystem]\nworkspace = ",
+      TomlQuote(p.filesystem.workspace.value), "\nworkspace_writable = ",
+      p.filesystem.workspace_writable ? "true" : "false", "\n");
+  AppendList(&out, "read", p.filesystem.read);
+  AppendList(&out, "write", p.filesystem.write);
+  AppendList(&out, "deny", p.filesystem.deny);
+  absl::StrAppend(&out, "\n[commands]\n");
+  AppendList(&out, "allow_prefixes", p.commands.allow_prefixes);
+  AppendList(&out, "allow", p.commands.allow);
+  AppendList(&out, "allow_patterns", p.commands.allow_patterns);
+  AppendList(&out, "deny", p.commands.deny);
+  absl::StrAppend(&out, "unlisted = ", TomlQuote(UnlistedName(p.commands.unlisted)),
+                  "\n\n[network]\n");
+  AppendList(&out, "allow", p.network.allow);
+  absl::StrAppend(&out, "unix_abstract = ",
+                  p.network.unix_abstract ? "true" : "false", "\n\n[env]\n");
+  AppendList(&out, "keep", p.env.keep);
+  absl::StrAppend(&out, "set = {");
+  for (size_t i = 0; i < p.env.set.size(); ++i) {
+    absl::StrAppend(&out, i ? ", " : " ", TomlQuote(p.env.set[i].first), " = ",
+                    TomlQuote(p.env.set[i].second));
+  }
+  absl::StrAppend(&out, p.env.set.empty() ? "}\n" : " }\n");
+  return out;
+}
+
+}  // namespace klaunch

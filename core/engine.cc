@@ -1,0 +1,324 @@
+#include "core/engine.h"
+
+#include <optional>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace klaunch {
+namespace {
+
+constexpr absl::string_view kWorkspaceRule = "workspace";
+constexpr absl::string_view kPathUnlisted = "filesystem.unlisted";
+constexpr absl::string_view kStatRule = "filesystem.stat";
+constexpr absl::string_view kCommandsUnlisted = "commands.unlisted";
+constexpr absl::string_view kNetworkUnlisted = "network.unlisted";
+constexpr absl::string_view kUnixAbstract = "network.unix_abstract";
+
+// A path entry compiled in both its spellings (as written, and with its
+// existing leading part resolved through symlinks).
+struct PathRule {
+  const Entry* entry;
+  PathPattern pattern;
+  std::optional<PathPattern> resolved;
+
+  bool Covers(absl::string_view path) const {
+    return pattern.Covers(path) || (resolved && resolved->Covers(path));
+  }
+};
+
+template <typename Rule>
+struct Compiled {
+  const Entry* entry;
+  Rule rule;
+};
+
+absl::Status WithPlace(const Entry& entry, const absl::Status& status) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      LocationPrefix(entry.where), entry.key, ": ", status.message()));
+}
+
+absl::StatusOr<PathRule> CompilePath(const Entry& entry) {
+  absl::StatusOr<PathPattern> pattern = PathPattern::Compile(entry.value);
+  if (!pattern.ok()) return WithPlace(entry, pattern.status());
+  PathRule rule{&entry, *std::move(pattern), std::nullopt};
+  if (!entry.resolved.empty() && entry.resolved != entry.value) {
+    absl::StatusOr<PathPattern> resolved = PathPattern::Compile(entry.resolved);
+    if (!resolved.ok()) return WithPlace(entry, resolved.status());
+    rule.resolved = *std::move(resolved);
+  }
+  return rule;
+}
+
+absl::Status CompilePaths(const std::vector<Entry>& entries,
+                          std::vector<PathRule>* out) {
+  for (const Entry& entry : entries) {
+    absl::StatusOr<PathRule> rule = CompilePath(entry);
+    if (!rule.ok()) return rule.status();
+    out->push_back(*std::move(rule));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CompileCommands(const std::vector<Entry>& entries,
+                             CommandRule::Kind kind,
+                             std::vector<Compiled<CommandRule>>* out) {
+  for (const Entry& entry : entries) {
+    absl::StatusOr<CommandRule> rule = CommandRule::Compile(kind, entry.value);
+    if (!rule.ok()) return WithPlace(entry, rule.status());
+    out->push_back({&entry, *std::move(rule)});
+  }
+  return absl::OkStatus();
+}
+
+std::string Quoted(const Entry& entry) {
+  std::string out = absl::StrCat("\"", entry.value, "\"");
+  if (!entry.preset.empty()) absl::StrAppend(&out, ", preset ", entry.preset);
+  return out;
+}
+
+Decision Allow(absl::string_view rule) {
+  return Decision{Verdict::kAllow, rule, {}};
+}
+
+}  // namespace
+
+absl::string_view AccessName(Access access) {
+  switch (access) {
+    case Access::kRead:
+      return "read";
+    case Access::kWrite:
+      return "write";
+    case Access::kExec:
+      return "exec";
+    case Access::kStat:
+      break;
+  }
+  return "stat";
+}
+
+absl::string_view VerdictName(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kAllow:
+      return "allow";
+    case Verdict::kAsk:
+      return "ask";
+    case Verdict::kDeny:
+      break;
+  }
+  return "deny";
+}
+
+struct Engine::Compiled {
+  Policy policy;
+  std::optional<PathRule> workspace;
+  std::vector<PathRule> read, write, deny;
+  std::vector<klaunch::Compiled<CommandRule>> prefixes, globs, patterns,
+      command_deny;
+  std::vector<klaunch::Compiled<NetworkRule>> network;
+
+  // The workspace (when writable) or a write root covering `path`.
+  const PathRule* WritableRoot(absl::string_view path) const {
+    if (policy.filesystem.workspace_writable && workspace &&
+        workspace->Covers(path)) {
+      return &*workspace;
+    }
+    for (const PathRule& rule : write) {
+      if (rule.Covers(path)) return &rule;
+    }
+    return nullptr;
+  }
+};
+
+absl::StatusOr<Engine> Engine::Create(const Policy& policy) {
+  auto c = std::make_unique<Compiled>();
+  c->policy = policy;
+  const Policy& p = c->policy;
+  if (!p.filesystem.workspace.value.empty()) {
+    absl::StatusOr<PathRule> workspace = CompilePath(p.filesystem.workspace);
+    if (!workspace.ok()) return workspace.status();
+    if (!workspace->pattern.is_literal()) {
+      return WithPlace(p.filesystem.workspace,
+                       absl::InvalidArgumentError(
+                           "the workspace is a directory, not a pattern"));
+    }
+    c->workspace = *std::move(workspace);
+  }
+  for (auto [entries, out] :
+       {std::pair{&p.filesystem.read, &c->read},
+        std::pair{&p.filesystem.write, &c->write},
+        std::pair{&p.filesystem.deny, &c->deny}}) {
+    if (absl::Status s = CompilePaths(*entries, out); !s.ok()) return s;
+  }
+  using K = CommandRule::Kind;
+  for (auto [entries, kind, out] :
+       {std::tuple{&p.commands.allow_prefixes, K::kPrefix, &c->prefixes},
+        std::tuple{&p.commands.allow, K::kGlob, &c->globs},
+        std::tuple{&p.commands.allow_patterns, K::kPattern, &c->patterns},
+        std::tuple{&p.commands.deny, K::kGlob, &c->command_deny}}) {
+    if (absl::Status s = CompileCommands(*entries, kind, out); !s.ok()) {
+      return s;
+    }
+  }
+  for (const Entry& entry : p.network.allow) {
+    absl::StatusOr<NetworkRule> rule = NetworkRule::Parse(entry.value);
+    if (!rule.ok()) return WithPlace(entry, rule.status());
+    c->network.push_back({&entry, *std::move(rule)});
+  }
+  return Engine(std::move(c));
+}
+
+Engine::Engine(std::unique_ptr<Compiled> compiled) : c_(std::move(compiled)) {}
+Engine::Engine(Engine&&) noexcept = default;
+Engine& Engine::operator=(Engine&&) noexcept = default;
+Engine::~Engine() = default;
+
+bool Engine::audit() const { return c_->policy.mode == Mode::kAudit; }
+const Policy& Engine::policy() const { return c_->policy; }
+
+Decision Engine::CheckPath(Access access, absl::string_view raw_path) const {
+  std::string normalized;
+  absl::string_view path = raw_path;
+  if (!IsNormalizedPath(raw_path)) {
+    absl::StatusOr<std::string> n = NormalizePath(raw_path);
+    if (!n.ok()) {
+      return Decision{Verdict::kDeny, kPathUnlisted,
+                      absl::StrCat(AccessName(access), " of '", raw_path,
+                                   "' refused: ", n.status().message())};
+    }
+    normalized = *std::move(n);
+    path = normalized;
+  }
+  const absl::string_view what = AccessName(access);
+  for (const PathRule& rule : c_->deny) {
+    if (rule.Covers(path)) {
+      return Decision{
+          Verdict::kDeny, rule.entry->key,
+          absl::StrCat(what, " of ", path, " refused by ", rule.entry->key,
+                       " (", Quoted(*rule.entry),
+                       "): deny entries win over every allow")};
+    }
+  }
+  if (access == Access::kStat) return Allow(kStatRule);
+  if (access == Access::kWrite) {
+    if (const PathRule* root = c_->WritableRoot(path)) {
+      return Allow(c_->workspace && root == &*c_->workspace ? kWorkspaceRule
+                                                            : root->entry->key);
+    }
+  } else {
+    if (c_->workspace && c_->workspace->Covers(path)) {
+      return Allow(kWorkspaceRule);
+    }
+    for (const auto* list : {&c_->write, &c_->read}) {
+      for (const PathRule& rule : *list) {
+        if (rule.Covers(path)) return Allow(rule.entry->key);
+      }
+    }
+    return Decision{
+        Verdict::kDeny, kPathUnlisted,
+        absl::StrCat(what, " of ", path,
+                     " refused: no rule admits it; add \"", path,
+                     "\" to filesystem.read to allow it")};
+  }
+  // A write that no writable root admits: say why, naming what makes the
+  // path read-only when something does.
+  if (c_->workspace && c_->workspace->Covers(path)) {
+    return Decision{
+        Verdict::kDeny, kWorkspaceRule,
+        absl::StrCat("write of ", path,
+                     " refused: the workspace is read-only "
+                     "(filesystem.workspace_writable = false); add \"",
+                     path, "\" to filesystem.write to allow it")};
+  }
+  for (const PathRule& rule : c_->read) {
+    if (rule.Covers(path)) {
+      return Decision{
+          Verdict::kDeny, rule.entry->key,
+          absl::StrCat("write of ", path, " refused: ", rule.entry->key, " (",
+                       Quoted(*rule.entry), ") admits only reading; add \"",
+                       path, "\" to filesystem.write to allow it")};
+    }
+  }
+  return Decision{Verdict::kDeny, kPathUnlisted,
+                  absl::StrCat("write of ", path,
+                               " refused: no rule admits it; add \"", path,
+                               "\" to filesystem.write to allow it")};
+}
+
+Decision Engine::CheckCommand(absl::string_view executable,
+                              absl::Span<const absl::string_view> argv) const {
+  Decision path = CheckPath(Access::kExec, executable);
+  if (!path.allowed()) return path;
+  for (const auto& [entry, rule] : c_->command_deny) {
+    // Deny rules hold wherever the executable lies and whatever argv[0] says.
+    if (rule.Matches(executable, argv)) {
+      return Decision{
+          Verdict::kDeny, entry->key,
+          absl::StrCat("exec of `", CommandLineText(executable, argv),
+                       "` (", executable, ") refused by ", entry->key, " (",
+                       Quoted(*entry), "): deny entries win over every allow")};
+    }
+  }
+  const Entry* shadowed = nullptr;  // a bare-name rule the location defeated
+  const bool writable = c_->WritableRoot(executable) != nullptr;
+  for (const auto* list : {&c_->prefixes, &c_->globs, &c_->patterns}) {
+    for (const auto& [entry, rule] : *list) {
+      if (!rule.Matches(executable, argv)) continue;
+      if (rule.names_bare_program() && writable) {
+        if (shadowed == nullptr) shadowed = entry;
+        continue;
+      }
+      return Allow(entry->key);
+    }
+  }
+  const Unlisted unlisted = c_->policy.commands.unlisted;
+  if (unlisted == Unlisted::kAllow) return Allow(kCommandsUnlisted);
+  const std::string line = CommandLineText(executable, argv);
+  std::string message =
+      shadowed != nullptr
+          ? absl::StrCat("exec of `", line, "` (", executable, ") refused: ",
+                         shadowed->key, " (", Quoted(*shadowed),
+                         ") names the program by bare name, but ", executable,
+                         " lies in a writable root, where the sandbox could "
+                         "have put it; name it by its absolute path to allow "
+                         "it")
+          : absl::StrCat("exec of `", line, "` (", executable,
+                         ") refused: no command rule admits it; add \"", line,
+                         "\" to commands.allow to allow it");
+  return Decision{unlisted == Unlisted::kAsk ? Verdict::kAsk : Verdict::kDeny,
+                  shadowed != nullptr ? absl::string_view(shadowed->key)
+                                      : kCommandsUnlisted,
+                  std::move(message)};
+}
+
+Decision Engine::CheckConnect(const IpAddress& address, uint16_t port,
+                              absl::string_view hostname) const {
+  // A "name" that is an address literal tells nothing more than the address.
+  if (IpAddress::Parse(hostname)) hostname = {};
+  for (const auto& [entry, rule] : c_->network) {
+    if (rule.Admits(address, port, hostname)) return Allow(entry->key);
+  }
+  const std::string addr = address.Unmapped().v6
+                               ? absl::StrCat("[", address.ToString(), "]")
+                               : address.ToString();
+  const std::string target =
+      hostname.empty() ? absl::StrCat(addr, ":", port)
+                       : absl::StrCat(hostname, ":", port, " (", addr, ")");
+  const std::string key = absl::StrCat(hostname.empty() ? addr : hostname, ":",
+                                       port);
+  return Decision{Verdict::kDeny, kNetworkUnlisted,
+                  absl::StrCat("connect to ", target,
+                               " refused: no network rule admits it; add \"",
+                               key, "\" to network.allow to allow it")};
+}
+
+Decision Engine::CheckAbstractUnix(absl::string_view name) const {
+  if (c_->policy.network.unix_abstract) return Allow(kUnixAbstract);
+  return Decision{Verdict::kDeny, kUnixAbstract,
+                  absl::StrCat("connect to abstract Unix socket @", name,
+                               " refused: set network.unix_abstract = true "
+                               "to allow it")};
+}
+
+}  // namespace klaunch

@@ -1,0 +1,99 @@
+// The Engine: the one place that decides. Built once from a Policy, it
+// answers three questions, each with a Decision naming the rule that decided.
+//
+//   absl::StatusOr<Engine> engine = Engine::Create(policy);
+//   Decision d = engine->CheckPath(Access::kWrite, "/usr/lib/x");
+//   // d.verdict == Verdict::kDeny, d.rule == "filesystem.read[0]",
+//   // d.message == "write of /usr/lib/x refused: /usr is read-only ..."
+//
+// Paths (settled, never asked about): `deny` wins over everything and refuses
+// even `stat`; `stat` is refused by nothing else; the workspace admits read,
+// exec and (unless read-only) write; write roots admit everything; read roots
+// admit read, exec and stat. Anything else is refused.
+//
+// Commands: the executable's path must admit exec; then `deny` wins, then the
+// allow lists; a rule naming its program by bare name is satisfied only by an
+// executable outside every writable root, so a `git` written into the
+// workspace does not pass `git *`; otherwise `commands.unlisted` decides.
+//
+// Network: admitted when any `network.allow` entry admits the address, port
+// and (when known) the name the program resolved.
+//
+// The Engine is immutable and thread-safe once built. Decisions that allow
+// do not allocate on the path-check fast path (normalised input). It does
+// not look at the live filesystem: callers resolve symlinks and dirfds first.
+// The mode (audit or enforce) does not change a Decision; callers turn a
+// deny into "would deny" when `audit()` is true.
+
+#ifndef KLAUNCH_CORE_ENGINE_H_
+#define KLAUNCH_CORE_ENGINE_H_
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "core/command.h"
+#include "core/network.h"
+#include "core/path.h"
+#include "core/policy.h"
+#include "absl/strings/string_view.h"
+
+namespace klaunch {
+
+enum class Access { kRead, kWrite, kExec, kStat };
+enum class Verdict { kAllow, kDeny, kAsk };
+
+absl::string_view AccessName(Access access);
+absl::string_view VerdictName(Verdict verdict);
+
+struct Decision {
+  Verdict verdict = Verdict::kDeny;
+  // The rule that decided: "filesystem.deny[0]", "workspace",
+  // "commands.allow[2]", "filesystem.unlisted", ... Points into the Engine.
+  absl::string_view rule;
+  // Set for kDeny and kAsk: names the target, what refused it and the key
+  // that would admit it. Empty for kAllow.
+  std::string message;
+
+  bool allowed() const { return verdict == Verdict::kAllow; }
+};
+
+class Engine {
+ public:
+  // Compiles every pattern. Fails with kInvalidArgument naming the entry's
+  // file:line:column and key for a bad glob, RE2, host, CIDR or port.
+  static absl::StatusOr<Engine> Create(const Policy& policy);
+
+  Engine(Engine&&) noexcept;
+  Engine& operator=(Engine&&) noexcept;
+  ~Engine();
+
+  // `path` is absolute; it is normalised lexically before judging.
+  Decision CheckPath(Access access, absl::string_view path) const;
+
+  // `executable` is the absolute path of the file the kernel will execute.
+  Decision CheckCommand(absl::string_view executable,
+                        absl::Span<const absl::string_view> argv) const;
+
+  // `hostname` is empty when the address was not resolved from a name.
+  Decision CheckConnect(const IpAddress& address, uint16_t port,
+                        absl::string_view hostname) const;
+
+  // Abstract-namespace Unix sockets: open or closed as a whole.
+  Decision CheckAbstractUnix(absl::string_view name) const;
+
+  bool audit() const;
+  const Policy& policy() const;
+
+ private:
+  struct Compiled;
+  explicit Engine(std::unique_ptr<Compiled> compiled);
+  std::unique_ptr<Compiled> c_;
+};
+
+}  // namespace klaunch
+
+#endif  // KLAUNCH_CORE_ENGINE_H_

@@ -1,0 +1,498 @@
+#include "core/loader.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <toml++/toml.h>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/path.h"
+#include "core/presets.h"
+
+namespace klaunch {
+namespace {
+
+constexpr size_t kMaxPolicyBytes = 4 << 20;
+
+// toml++ speaks std::string_view; Debian's Abseil has its own string_view.
+absl::string_view Sv(std::string_view s) { return {s.data(), s.size()}; }
+std::string_view StdSv(absl::string_view s) { return {s.data(), s.size()}; }
+
+absl::string_view TypeName(toml::node_type type) {
+  switch (type) {
+    case toml::node_type::table:
+      return "a table";
+    case toml::node_type::array:
+      return "an array";
+    case toml::node_type::string:
+      return "a string";
+    case toml::node_type::integer:
+      return "an integer";
+    case toml::node_type::floating_point:
+      return "a float";
+    case toml::node_type::boolean:
+      return "a boolean";
+    case toml::node_type::date:
+    case toml::node_type::time:
+    case toml::node_type::date_time:
+      return "a date or time";
+    case toml::node_type::none:
+      break;
+  }
+  return "nothing";
+}
+
+// Walks one parsed file, turning it into a Policy or the first error.
+class Reader {
+ public:
+  Reader(absl::string_view source, const LoadContext& ctx)
+      : source_(source), ctx_(ctx) {}
+
+  absl::StatusOr<Policy> Read(const toml::table& root);
+
+ private:
+  SourceLocation Where(const toml::source_region& region) const {
+    return SourceLocation{std::string(source_),
+                          static_cast<int>(region.begin.line),
+                          static_cast<int>(region.begin.column)};
+  }
+  absl::Status Error(const toml::source_region& region,
+                     absl::string_view message) const {
+    return absl::InvalidArgumentError(
+        absl::StrCat(LocationPrefix(Where(region)), message));
+  }
+  absl::Status WrongType(const toml::node& node, absl::string_view key,
+                         absl::string_view expected) const {
+    return Error(node.source(), absl::StrCat(key, ": expected ", expected,
+                                             ", got ", TypeName(node.type())));
+  }
+
+  // Calls `handle` for each key of `table`; an unknown key is an error at
+  // the key itself.
+  absl::Status ForEachKey(
+      const toml::table& table, absl::string_view prefix,
+      const std::map<absl::string_view,
+                     std::function<absl::Status(const toml::node&,
+                                                const std::string&)>>&
+          handlers) const;
+
+  absl::StatusOr<std::string> String(const toml::node& node,
+                                     const std::string& key) const;
+  absl::StatusOr<bool> Bool(const toml::node& node,
+                            const std::string& key) const;
+  // An array of strings as entries named key[i], each with its place.
+  absl::StatusOr<std::vector<Entry>> Strings(const toml::node& node,
+                                             const std::string& key) const;
+  absl::Status ResolvePaths(std::vector<Entry>* entries) const;
+  absl::Status ResolveOne(Entry* entry) const;
+
+  absl::string_view source_;
+  const LoadContext& ctx_;
+};
+
+absl::Status Reader::ForEachKey(
+    const toml::table& table, absl::string_view prefix,
+    const std::map<absl::string_view,
+                   std::function<absl::Status(const toml::node&,
+                                              const std::string&)>>& handlers)
+    const {
+  for (auto&& [k, v] : table) {
+    const std::string key = prefix.empty()
+                                ? std::string(k.str())
+                                : absl::StrCat(prefix, ".", Sv(k.str()));
+    auto it = handlers.find(Sv(k.str()));
+    if (it == handlers.end()) {
+      std::vector<absl::string_view> known;
+      for (const auto& [name, unused] : handlers) known.push_back(name);
+      return Error(k.source(),
+                   absl::StrCat("unknown key '", key, "' (known here: ",
+                                absl::StrJoin(known, ", "), ")"));
+    }
+    if (absl::Status s = it->second(v, key); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> Reader::String(const toml::node& node,
+                                           const std::string& key) const {
+  const toml::value<std::string>* s = node.as_string();
+  if (s == nullptr) return WrongType(node, key, "a string");
+  return s->get();
+}
+
+absl::StatusOr<bool> Reader::Bool(const toml::node& node,
+                                  const std::string& key) const {
+  const toml::value<bool>* b = node.as_boolean();
+  if (b == nullptr) return WrongType(node, key, "true or false");
+  return b->get();
+}
+
+absl::StatusOr<std::vector<Entry>> Reader::Strings(
+    const toml::node& node, const std::string& key) const {
+  const toml::array* array = node.as_array();
+  if (array == nullptr) return WrongType(node, key, "an array of strings");
+  std::vector<Entry> out;
+  for (size_t i = 0; i < array->size(); ++i) {
+    const toml::node& item = (*array)[i];
+    const std::string item_key = absl::StrCat(key, "[", i, "]");
+    absl::StatusOr<std::string> value = String(item, item_key);
+    if (!value.ok()) return value.status();
+    if (value->find('\0') != std::string::npos) {
+      return Error(item.source(), absl::StrCat(item_key, ": holds a NUL byte"));
+    }
+    out.push_back(Entry{*std::move(value), "", item_key, "", Where(item.source())});
+  }
+  return out;
+}
+
+absl::Status Reader::ResolveOne(Entry* entry) const {
+  absl::StatusOr<std::string> value =
+      ResolvePolicyPath(entry->value, ctx_.base_dir, ctx_.home);
+  if (!value.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        LocationPrefix(entry->where), entry->key, ": ", value.status().message()));
+  }
+  entry->value = *std::move(value);
+  entry->resolved = entry->value;
+  // /proc/self and friends are magic: resolving them here would name this
+  // process, not the one judged later.
+  if (entry->value[0] != '/' || PathIsWithin(entry->value, "/proc")) {
+    return absl::OkStatus();
+  }
+  // Resolve the longest existing literal prefix (up to the first wildcard).
+  std::string literal = entry->value;
+  std::string tail;
+  if (size_t star = literal.find('*'); star != std::string::npos) {
+    size_t slash = literal.rfind('/', star);
+    tail = literal.substr(slash);
+    literal = slash == 0 ? "/" : literal.substr(0, slash);
+  }
+  while (true) {
+    char buf[PATH_MAX];
+    if (realpath(literal.c_str(), buf) != nullptr) {
+      std::string resolved = buf;
+      if (!tail.empty()) {
+        resolved = resolved == "/" ? tail : absl::StrCat(resolved, tail);
+      }
+      entry->resolved = resolved;
+      return absl::OkStatus();
+    }
+    if (errno == ELOOP) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          LocationPrefix(entry->where), entry->key, ": ", literal,
+          " is a symlink loop"));
+    }
+    if (errno != ENOENT && errno != ENOTDIR) return absl::OkStatus();
+    if (literal == "/") return absl::OkStatus();
+    size_t slash = literal.rfind('/');
+    tail = absl::StrCat(literal.substr(slash), tail);
+    literal = slash == 0 ? "/" : literal.substr(0, slash);
+  }
+}
+
+absl::Status Reader::ResolvePaths(std::vector<Entry>* entries) const {
+  for (Entry& entry : *entries) {
+    if (absl::Status s = ResolveOne(&entry); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Policy> Reader::Read(const toml::table& root) {
+  Policy policy;
+  std::string base = "workspace-write";
+  std::optional<Entry> workspace;
+  std::optional<bool> workspace_writable;
+  std::optional<Unlisted> unlisted;
+  std::optional<bool> unix_abstract;
+  std::optional<std::vector<Entry>> keep;
+  using Handlers =
+      std::map<absl::string_view, std::function<absl::Status(
+                                     const toml::node&, const std::string&)>>;
+
+  auto table_of = [&](const Handlers& handlers) {
+    return [&, handlers](const toml::node& node, const std::string& key) {
+      const toml::table* t = node.as_table();
+      if (t == nullptr) return WrongType(node, key, "a table");
+      return ForEachKey(*t, key, handlers);
+    };
+  };
+  auto strings_into = [&](std::vector<Entry>* out) {
+    return [&, out](const toml::node& node, const std::string& key) {
+      absl::StatusOr<std::vector<Entry>> v = Strings(node, key);
+      if (!v.ok()) return v.status();
+      *out = *std::move(v);
+      return absl::OkStatus();
+    };
+  };
+
+  Handlers filesystem = {
+      {"workspace",
+       [&](const toml::node& node, const std::string& key) {
+         absl::StatusOr<std::string> v = String(node, key);
+         if (!v.ok()) return v.status();
+         workspace = Entry{*v, "", key, "", Where(node.source())};
+         return absl::OkStatus();
+       }},
+      {"workspace_writable",
+       [&](const toml::node& node, const std::string& key) {
+         absl::StatusOr<bool> v = Bool(node, key);
+         if (!v.ok()) return v.status();
+         workspace_writable = *v;
+         return absl::OkStatus();
+       }},
+      {"read", strings_into(&policy.filesystem.read)},
+      {"write", strings_into(&policy.filesystem.write)},
+      {"deny", strings_into(&policy.filesystem.deny)},
+  };
+  Handlers commands = {
+      {"allow_prefixes", strings_into(&policy.commands.allow_prefixes)},
+      {"allow", strings_into(&policy.commands.allow)},
+      {"allow_patterns", strings_into(&policy.commands.allow_patterns)},
+      {"deny", strings_into(&policy.commands.deny)},
+      {"unlisted",
+       [&](const toml::node& node, const std::string& key) {
+         absl::StatusOr<std::string> v = String(node, key);
+         if (!v.ok()) return v.status();
+         if (*v == "deny") unlisted = Unlisted::kDeny;
+         else if (*v == "ask") unlisted = Unlisted::kAsk;
+         else if (*v == "allow") unlisted = Unlisted::kAllow;
+         else {
+           return Error(node.source(),
+                        absl::StrCat(key, ": '", *v,
+                                     "' is not one of deny, ask, allow"));
+         }
+         return absl::OkStatus();
+       }},
+  };
+  Handlers network = {
+      {"allow", strings_into(&policy.network.allow)},
+      {"unix_abstract",
+       [&](const toml::node& node, const std::string& key) {
+         absl::StatusOr<bool> v = Bool(node, key);
+         if (!v.ok()) return v.status();
+         unix_abstract = *v;
+         return absl::OkStatus();
+       }},
+  };
+  Handlers env = {
+      {"keep",
+       [&](const toml::node& node, const std::string& key) {
+         absl::StatusOr<std::vector<Entry>> v = Strings(node, key);
+         if (!v.ok()) return v.status();
+         keep = *std::move(v);
+         return absl::OkStatus();
+       }},
+      {"set",
+       [&](const toml::node& node, const std::string& key) {
+         const toml::table* t = node.as_table();
+         if (t == nullptr) return WrongType(node, key, "a table of strings");
+         for (auto&& [k, v] : *t) {
+           const std::string name(k.str());
+           const std::string item_key = absl::StrCat(key, ".", name);
+           if (name.empty() || name.find('=') != std::string::npos ||
+               name.find('\0') != std::string::npos) {
+             return Error(k.source(), absl::StrCat(item_key,
+                                                   ": not a variable name"));
+           }
+           absl::StatusOr<std::string> value = String(v, item_key);
+           if (!value.ok()) return value.status();
+           policy.env.set.emplace_back(name, *std::move(value));
+         }
+         return absl::OkStatus();
+       }},
+  };
+  Handlers top = {
+      {"version",
+       [&](const toml::node& node, const std::string& key) {
+         const toml::value<int64_t>* v = node.as_integer();
+         if (v == nullptr) return WrongType(node, key, "an integer");
+         if (v->get() != 1) {
+           return Error(node.source(),
+                        absl::StrCat(key, ": version ", v->get(),
+                                     " is not supported (this klaunch reads "
+                                     "version 1)"));
+         }
+         return absl::OkStatus();
+       }},
+      {"extends",
+       [&](const toml::node& node, const std::string& key) {
+         absl::StatusOr<std::string> v = String(node, key);
+         if (!v.ok()) return v.status();
+         PresetLists unused;
+         if (!GetPreset(*v, "", &unused)) {
+           return Error(node.source(),
+                        absl::StrCat(key, ": unknown preset '", *v,
+                                     "' (known: ",
+                                     absl::StrJoin(PresetNames(), ", "), ")"));
+         }
+         base = *v;
+         return absl::OkStatus();
+       }},
+      {"mode",
+       [&](const toml::node& node, const std::string& key) {
+         absl::StatusOr<std::string> v = String(node, key);
+         if (!v.ok()) return v.status();
+         if (*v == "enforce") policy.mode = Mode::kEnforce;
+         else if (*v == "audit") policy.mode = Mode::kAudit;
+         else {
+           return Error(node.source(), absl::StrCat(key, ": '", *v,
+                                                    "' is not one of enforce, "
+                                                    "audit"));
+         }
+         return absl::OkStatus();
+       }},
+      {"filesystem", table_of(filesystem)},
+      {"commands", table_of(commands)},
+      {"network", table_of(network)},
+      {"env", table_of(env)},
+  };
+  if (absl::Status s = ForEachKey(root, "", top); !s.ok()) return s;
+
+  // The preset's entries follow the user's, so the user's keep their index.
+  PresetLists preset;
+  GetPreset(base, ctx_.tmpdir, &preset);
+  policy.base = base;
+  auto append = [&](std::vector<Entry>* list, absl::string_view name,
+                    const std::vector<std::string>& values) {
+    for (const std::string& value : values) {
+      list->push_back(Entry{value, "", absl::StrCat(name, "[", list->size(), "]"),
+                            base, {}});
+    }
+  };
+  append(&policy.filesystem.read, "filesystem.read", preset.read);
+  append(&policy.filesystem.write, "filesystem.write", preset.write);
+  append(&policy.filesystem.deny, "filesystem.deny", preset.deny);
+  append(&policy.network.allow, "network.allow", preset.network);
+  if (keep) {
+    policy.env.keep = *std::move(keep);
+    append(&policy.env.keep, "env.keep", preset.env_keep);
+  } else {
+    append(&policy.env.keep, "env.keep",
+           base == "none" ? DefaultEnvKeep() : preset.env_keep);
+  }
+
+  policy.filesystem.workspace =
+      workspace ? *workspace
+                : Entry{ctx_.base_dir, "", "filesystem.workspace", "", {}};
+  policy.filesystem.workspace_writable =
+      workspace_writable.value_or(preset.workspace_writable);
+  if (absl::Status s = ResolveOne(&policy.filesystem.workspace); !s.ok()) {
+    return s;
+  }
+  for (auto* list : {&policy.filesystem.read, &policy.filesystem.write,
+                     &policy.filesystem.deny}) {
+    if (absl::Status s = ResolvePaths(list); !s.ok()) return s;
+  }
+  const bool lists_commands = !policy.commands.allow_prefixes.empty() ||
+                              !policy.commands.allow.empty() ||
+                              !policy.commands.allow_patterns.empty();
+  // A file that lists the commands it allows means the others are refused,
+  // even on a preset that would otherwise let every command through.
+  policy.commands.unlisted = unlisted.value_or(
+      preset.commands_unlisted_allow && !lists_commands ? Unlisted::kAllow
+                                                        : Unlisted::kDeny);
+  policy.network.unix_abstract = unix_abstract.value_or(preset.unix_abstract);
+  return policy;
+}
+
+}  // namespace
+
+LoadContext CurrentLoadContext() {
+  LoadContext ctx;
+  char buf[PATH_MAX];
+  if (getcwd(buf, sizeof(buf)) != nullptr) ctx.base_dir = buf;
+  if (const char* home = getenv("HOME")) ctx.home = home;
+  if (const char* tmp = getenv("TMPDIR")) ctx.tmpdir = tmp;
+  return ctx;
+}
+
+absl::StatusOr<Policy> LoadPolicyText(absl::string_view text,
+                                      absl::string_view source_name,
+                                      const LoadContext& ctx) {
+  if (ctx.base_dir.empty() || ctx.base_dir[0] != '/') {
+    return absl::FailedPreconditionError(
+        "the start directory is unknown or not absolute");
+  }
+  toml::parse_result parsed = toml::parse(StdSv(text), StdSv(source_name));
+  if (!parsed) {
+    const toml::parse_error& error = parsed.error();
+    return absl::InvalidArgumentError(absl::StrCat(
+        source_name, ":", error.source().begin.line, ":",
+        error.source().begin.column, ": ", Sv(error.description())));
+  }
+  return Reader(source_name, ctx).Read(parsed.table());
+}
+
+absl::StatusOr<Policy> LoadPolicyFile(const std::string& path,
+                                      const LoadContext& ctx) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    std::string message =
+        absl::StrCat(path, ": cannot open the policy: ", strerror(err));
+    if (err == ENOENT) return absl::NotFoundError(message);
+    if (err == EACCES) return absl::PermissionDeniedError(message);
+    return absl::InvalidArgumentError(message);
+  }
+  struct stat st;
+  std::string text;
+  absl::Status status;
+  if (fstat(fd, &st) != 0) {
+    status = absl::InvalidArgumentError(
+        absl::StrCat(path, ": cannot stat the policy: ", strerror(errno)));
+  } else if (S_ISDIR(st.st_mode)) {
+    status = absl::InvalidArgumentError(
+        absl::StrCat(path, ": is a directory, not a policy file"));
+  } else if (!S_ISREG(st.st_mode)) {
+    status = absl::InvalidArgumentError(
+        absl::StrCat(path, ": is not a regular file"));
+  } else if (static_cast<size_t>(st.st_size) > kMaxPolicyBytes) {
+    status = absl::InvalidArgumentError(
+        absl::StrCat(path, ": the policy is ", st.st_size,
+                     " bytes, over the limit of ", kMaxPolicyBytes));
+  } else {
+    text.resize(st.st_size);
+    size_t done = 0;
+    while (done < text.size()) {
+      ssize_t n = read(fd, text.data() + done, text.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      done += n;
+    }
+    text.resize(done);
+  }
+  close(fd);
+  if (!status.ok()) return status;
+  return LoadPolicyText(text, path, ctx);
+}
+
+absl::StatusOr<Policy> PresetPolicy(absl::string_view name,
+                                    const LoadContext& ctx) {
+  PresetLists unused;
+  if (!GetPreset(name, "", &unused)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown preset '", name, "' (known: ",
+                     absl::StrJoin(PresetNames(), ", "), ")"));
+  }
+  return LoadPolicyText(absl::StrCat("extends = \"", name, "\"\n"),
+                        absl::StrCat("preset ", name), ctx);
+}
+
+absl::StatusOr<Engine> LoadEngine(const std::string& path,
+                                  const LoadContext& ctx) {
+  absl::StatusOr<Policy> policy = LoadPolicyFile(path, ctx);
+  if (!policy.ok()) return policy.status();
+  return Engine::Create(*policy);
+}
+
+}  // namespace klaunch

@@ -1,0 +1,91 @@
+// The policy model: plain data that says what a sandboxed program may do.
+//
+// A Policy is what the loader (loader.h) produces from a TOML file, with
+// presets expanded, `~` and relative paths resolved, and every entry tagged
+// with the key that names it (`filesystem.read[2]`) and where it was written.
+// It holds no compiled matcher and decides nothing: the Engine (engine.h) is
+// built from it once and answers the questions.
+//
+// Entry order is significant only for names: the user's own entries come
+// first, in file order, and preset entries follow, so `filesystem.deny[0]`
+// names the first `deny` entry of the user's file in every message.
+
+#ifndef KLAUNCH_CORE_POLICY_H_
+#define KLAUNCH_CORE_POLICY_H_
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+#include "absl/strings/string_view.h"
+
+namespace klaunch {
+
+enum class Mode { kEnforce, kAudit };
+enum class Unlisted { kDeny, kAsk, kAllow };
+
+// Where an entry was written; line 0 means it has no place in a file (a
+// preset's entry, or one built in code).
+struct SourceLocation {
+  std::string file;
+  int line = 0;
+  int column = 0;
+};
+
+// One item of a list in the policy.
+struct Entry {
+  // The value, normalised: for paths absolute and lexically clean (or a
+  // pattern starting with `**`), for the rest as written.
+  std::string value;
+  // For paths only: the same path with its existing leading part resolved
+  // through symlinks (equal to `value` when nothing was a symlink). Both forms
+  // are matched, so a rule names the object whichever spelling reaches it.
+  std::string resolved;
+  std::string key;     // "filesystem.read[2]"
+  std::string preset;  // the preset that contributed it; empty for the user's
+  SourceLocation where;
+};
+
+struct Policy {
+  int version = 1;
+  // The preset the file extended ("none" when it extended nothing). Kept for
+  // display only: its entries are already in the lists below.
+  std::string base = "workspace-write";
+  Mode mode = Mode::kEnforce;
+
+  struct Filesystem {
+    Entry workspace;  // absolute; contents readable, writable (see below)
+    bool workspace_writable = true;
+    std::vector<Entry> read;
+    std::vector<Entry> write;
+    std::vector<Entry> deny;
+  } filesystem;
+
+  struct Commands {
+    std::vector<Entry> allow_prefixes;
+    std::vector<Entry> allow;
+    std::vector<Entry> allow_patterns;
+    std::vector<Entry> deny;
+    Unlisted unlisted = Unlisted::kDeny;
+  } commands;
+
+  struct Network {
+    std::vector<Entry> allow;
+    bool unix_abstract = false;
+  } network;
+
+  struct Env {
+    std::vector<Entry> keep;  // globs over variable names
+    std::vector<std::pair<std::string, std::string>> set;
+  } env;
+};
+
+absl::string_view ModeName(Mode mode);
+absl::string_view UnlistedName(Unlisted unlisted);
+
+// "file:line:column: " for an entry written in a file, "" otherwise.
+std::string LocationPrefix(const SourceLocation& where);
+
+}  // namespace klaunch
+
+#endif  // KLAUNCH_CORE_POLICY_H_

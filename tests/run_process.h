@@ -1,0 +1,58 @@
+// Runs a real program for an integration test and collects what it did:
+// exit status, stdout, stderr. No shell in between unless the test asks for
+// one, so arguments arrive exactly as written.
+
+#ifndef KLAUNCH_TESTS_RUN_PROCESS_H_
+#define KLAUNCH_TESTS_RUN_PROCESS_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace klaunch::testing {
+
+struct ProcessResult {
+  int exit_code = -1;  // -1 when killed by a signal
+  int signal = 0;
+  std::string out;
+  std::string err;
+};
+
+struct ProcessOptions {
+  // Replaces the environment when set; inherits ours otherwise.
+  std::optional<std::vector<std::string>> env;
+  std::vector<std::string> extra_env;  // added to whichever environment
+  std::string cwd;
+  std::string stdin_text;
+  int timeout_seconds = 60;  // the child is killed after this
+};
+
+ProcessResult RunProcess(const std::vector<std::string>& argv,
+                         const ProcessOptions& options = {});
+
+// A directory under /tmp, removed with its contents at destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::string& path() const { return path_; }
+  std::string Path(const std::string& name) const { return path_ + "/" + name; }
+  // Writes `text` to `name` (directories created) and returns its path.
+  std::string Write(const std::string& name, const std::string& text) const;
+
+ private:
+  std::string path_;
+};
+
+std::string ReadFile(const std::string& path);
+bool Exists(const std::string& path);
+
+// An environment variable the meson test definition must set.
+std::string RequiredEnv(const char* name);
+
+}  // namespace klaunch::testing
+
+#endif  // KLAUNCH_TESTS_RUN_PROCESS_H_

@@ -78,6 +78,20 @@ std::string EffectiveToml(const Policy& p) {
                     TomlQuote(p.env.set[i].second));
   }
   absl::StrAppend(&out, p.env.set.empty() ? "}\n" : " }\n");
+  // How the paths resolved through symlinks when the policy was loaded, so
+  // that loading this form again looks nothing up.
+  absl::StrAppend(&out, "\n[resolved]\n");
+  std::vector<const Entry*> paths = {&p.filesystem.workspace};
+  for (const auto* list :
+       {&p.filesystem.read, &p.filesystem.write, &p.filesystem.deny}) {
+    for (const Entry& e : *list) paths.push_back(&e);
+  }
+  for (const Entry* e : paths) {
+    if (!e->resolved.empty() && e->resolved != e->value) {
+      absl::StrAppend(&out, TomlQuote(e->value), " = ", TomlQuote(e->resolved),
+                      "\n");
+    }
+  }
   return out;
 }
 

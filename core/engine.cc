@@ -247,12 +247,18 @@ Decision Engine::CheckPath(Access access, absl::string_view raw_path) const {
 }
 
 Decision Engine::CheckCommand(absl::string_view executable,
-                              absl::Span<const absl::string_view> argv) const {
-  Decision path = CheckPath(Access::kExec, executable);
+                              absl::Span<const absl::string_view> argv,
+                              absl::string_view target) const {
+  if (target == executable) target = {};
+  Decision path = CheckPath(Access::kExec, target.empty() ? executable : target);
   if (!path.allowed()) return path;
+  auto matches = [&](const CommandRule& rule) {
+    return rule.Matches(executable, argv) ||
+           (!target.empty() && rule.Matches(target, argv));
+  };
   for (const auto& [entry, rule] : c_->command_deny) {
     // Deny rules hold wherever the executable lies and whatever argv[0] says.
-    if (rule.Matches(executable, argv)) {
+    if (matches(rule)) {
       return Decision{
           Verdict::kDeny, entry->key,
           absl::StrCat("exec of `", CommandLineText(executable, argv),
@@ -261,10 +267,12 @@ Decision Engine::CheckCommand(absl::string_view executable,
     }
   }
   const Entry* shadowed = nullptr;  // a bare-name rule the location defeated
-  const bool writable = c_->WritableRoot(executable) != nullptr;
+  const bool writable =
+      c_->WritableRoot(executable) != nullptr ||
+      (!target.empty() && c_->WritableRoot(target) != nullptr);
   for (const auto* list : {&c_->prefixes, &c_->globs, &c_->patterns}) {
     for (const auto& [entry, rule] : *list) {
-      if (!rule.Matches(executable, argv)) continue;
+      if (!matches(rule)) continue;
       if (rule.names_bare_program() && writable) {
         if (shadowed == nullptr) shadowed = entry;
         continue;

@@ -74,9 +74,15 @@ class Engine {
   // `path` is absolute; it is normalised lexically before judging.
   Decision CheckPath(Access access, absl::string_view path) const;
 
-  // `executable` is the absolute path of the file the kernel will execute.
+  // `executable` is the absolute path of the file the kernel is asked to
+  // execute, as named: its directories resolved, its final symlink not (so
+  // /usr/bin/python3 stays python3, not python3.11). `target` is what that
+  // final symlink resolves to, or empty when it is no symlink. The target
+  // must admit exec; deny rules and allow rules match either name; a
+  // bare-name allow rule needs both outside every writable root.
   Decision CheckCommand(absl::string_view executable,
-                        absl::Span<const absl::string_view> argv) const;
+                        absl::Span<const absl::string_view> argv,
+                        absl::string_view target = {}) const;
 
   // `hostname` is empty when the address was not resolved from a name.
   Decision CheckConnect(const IpAddress& address, uint16_t port,

@@ -418,3 +418,49 @@ TEST(Engine, ABadPatternIsAnErrorNamingItsPlaceAndKey) {
 
 }  // namespace
 }  // namespace klaunch
+
+namespace klaunch {
+namespace {
+
+TEST(CommandRules, ACommandIsNamedByTheLinkTheProgramRanNotItsTarget) {
+  Engine e = MustLoad(kCommands);
+  // /usr/bin/python3 -> python3.11: the rule "python3 *" still applies.
+  EXPECT_TRUE(e.CheckCommand("/usr/bin/python3", {"python3", "x"},
+                             "/usr/bin/python3.11")
+                  .allowed());
+}
+
+TEST(CommandRules, ADenyRuleMatchesTheTargetOfALink) {
+  Engine e = MustLoad(R"(
+extends = "none"
+[filesystem]
+read = ["/usr"]
+[commands]
+unlisted = "allow"
+deny = ["rm *"]
+)");
+  // A workspace link named ls that runs rm is still rm.
+  Decision d = e.CheckCommand("/nonexistent-ws/proj/ls", {"ls", "-rf", "x"},
+                              "/usr/bin/rm");
+  EXPECT_EQ(d.verdict, Verdict::kDeny);
+  EXPECT_EQ(d.rule, "commands.deny[0]");
+}
+
+TEST(CommandRules, ABareNameRuleNeedsTheLinksTargetOutsideWritableRootsToo) {
+  Engine e = MustLoad(kCommands);
+  Decision d = e.CheckCommand("/usr/bin/python3", {"python3", "x"},
+                              "/scratch/python3");
+  EXPECT_EQ(d.verdict, Verdict::kDeny);
+  EXPECT_THAT(d.message, HasSubstr("writable root"));
+}
+
+TEST(CommandRules, TheTargetOfALinkMustAdmitExec) {
+  Engine e = MustLoad(kCommands);
+  Decision d =
+      e.CheckCommand("/usr/bin/python3", {"python3", "x"}, "/srv/python3");
+  EXPECT_EQ(d.verdict, Verdict::kDeny);
+  EXPECT_EQ(d.rule, "filesystem.unlisted");
+}
+
+}  // namespace
+}  // namespace klaunch

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <optional>
 #include <toml++/toml.h>
 
 #include "absl/status/status.h"
@@ -98,6 +99,10 @@ class Reader {
 
   absl::string_view source_;
   const LoadContext& ctx_;
+  // Set by a `[resolved]` table (written into the effective form): the
+  // symlinks were resolved when the policy was first loaded, and are not
+  // looked up again.
+  std::optional<std::map<std::string, std::string>> resolved_;
 };
 
 absl::Status Reader::ForEachKey(
@@ -164,6 +169,12 @@ absl::Status Reader::ResolveOne(Entry* entry) const {
   }
   entry->value = *std::move(value);
   entry->resolved = entry->value;
+  if (resolved_) {
+    if (auto it = resolved_->find(entry->value); it != resolved_->end()) {
+      entry->resolved = it->second;
+    }
+    return absl::OkStatus();
+  }
   // /proc/self and friends are magic: resolving them here would name this
   // process, not the one judged later.
   if (entry->value[0] != '/' || PathIsWithin(entry->value, "/proc")) {
@@ -355,6 +366,19 @@ absl::StatusOr<Policy> Reader::Read(const toml::table& root) {
       {"commands", table_of(commands)},
       {"network", table_of(network)},
       {"env", table_of(env)},
+      {"resolved",
+       [&](const toml::node& node, const std::string& key) {
+         const toml::table* t = node.as_table();
+         if (t == nullptr) return WrongType(node, key, "a table of strings");
+         resolved_.emplace();
+         for (auto&& [k, v] : *t) {
+           absl::StatusOr<std::string> to =
+               String(v, absl::StrCat(key, ".", Sv(k.str())));
+           if (!to.ok()) return to.status();
+           (*resolved_)[std::string(k.str())] = *std::move(to);
+         }
+         return absl::OkStatus();
+       }},
   };
   if (absl::Status s = ForEachKey(root, "", top); !s.ok()) return s;
 

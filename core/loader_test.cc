@@ -397,3 +397,28 @@ set = { B = "two words" }
 
 }  // namespace
 }  // namespace klaunch
+
+namespace klaunch {
+namespace {
+
+TEST(Effective, CarriesResolvedSpellingsSoReloadingLooksNothingUp) {
+  TempDir dir;
+  ASSERT_EQ(mkdir((dir.path() + "/real").c_str(), 0755), 0);
+  ASSERT_EQ(symlink("real", (dir.path() + "/link").c_str()), 0);
+  LoadContext ctx{dir.path(), "/nonexistent-home/me", ""};
+  Policy p = MustLoad("[filesystem]\ndeny = [\"link/secret\"]\n", ctx);
+  const std::string text = EffectiveToml(p);
+  EXPECT_THAT(text, HasSubstr("[resolved]"));
+  // Remove the link: a reload that looked it up again would lose the
+  // resolved spelling.
+  ASSERT_EQ(unlink((dir.path() + "/link").c_str()), 0);
+  absl::StatusOr<Policy> again = LoadPolicyText(text, "effective", ctx);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->filesystem.deny[0].resolved,
+            p.filesystem.deny[0].resolved);
+  EXPECT_NE(again->filesystem.deny[0].resolved,
+            again->filesystem.deny[0].value);
+}
+
+}  // namespace
+}  // namespace klaunch

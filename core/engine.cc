@@ -174,6 +174,7 @@ Engine::Engine(Engine&&) noexcept = default;
 Engine& Engine::operator=(Engine&&) noexcept = default;
 Engine::~Engine() = default;
 
+bool Engine::has_deny_rules() const { return !c_->deny.empty(); }
 bool Engine::audit() const { return c_->policy.mode == Mode::kAudit; }
 const Policy& Engine::policy() const { return c_->policy; }
 

@@ -92,6 +92,9 @@ class Engine {
   Decision CheckAbstractUnix(absl::string_view name) const;
 
   bool audit() const;
+  // False when no `filesystem.deny` entry exists, so `stat` is admitted
+  // everywhere and callers need not resolve a path to judge it.
+  bool has_deny_rules() const;
   const Policy& policy() const;
 
  private:

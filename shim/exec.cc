@@ -1,0 +1,383 @@
+// Wrappers of the exec family (execve, execv, execvp, execvpe, execl,
+// execlp, execle, execveat, fexecve), posix_spawn, posix_spawnp, system,
+// popen, and fork/vfork.
+//
+// An exec is judged by the command line of the file the kernel will run
+// (PATH searched first, as libc would), named by its resolved directory and
+// its own name, with its final symlink's target checked too; a script's
+// interpreter must be executable by the path rules. Every child gets the
+// shim's configuration and LD_PRELOAD back, whatever environment the program
+// passed, and nothing else the program removed.
+//
+// The window between judging an exec and the kernel reading the file cannot
+// be closed from user space without breaking scripts and /proc/PID/comm; it
+// is documented, and the seccomp layer narrows it.
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "shim/pin.h"
+
+extern char** environ;
+
+namespace klaunch::shim {
+namespace {
+
+bool StartsWith(const char* s, const char* prefix) {
+  return std::strncmp(s, prefix, std::strlen(prefix)) == 0;
+}
+
+// The shim's own path, for LD_PRELOAD: from the configuration, else from
+// where this code was loaded.
+std::string ShimPath() {
+  const Config& c = GetConfig();
+  if (!c.shim_path.empty()) return c.shim_path;
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void*>(&ShimPath), &info) && info.dli_fname) {
+    return info.dli_fname;
+  }
+  return "";
+}
+
+// The environment a child runs with: the program's, less any LD_PRELOAD or
+// KLAUNCH_* it set, plus the shim's own configuration and an LD_PRELOAD that
+// loads the shim first.
+class ChildEnv {
+ public:
+  explicit ChildEnv(char* const* envp) {
+    const Config& c = GetConfig();
+    const std::string shim = ShimPath();
+    std::string theirs;
+    if (envp != nullptr) {
+      for (char* const* e = envp; *e != nullptr; ++e) {
+        if (StartsWith(*e, "LD_PRELOAD=")) {
+          theirs = *e + std::strlen("LD_PRELOAD=");
+          continue;
+        }
+        if (StartsWith(*e, "KLAUNCH_")) continue;
+        ptrs_.push_back(*e);
+      }
+    }
+    for (const std::string& var : c.inject) {
+      ptrs_.push_back(const_cast<char*>(var.c_str()));
+    }
+    preload_ = "LD_PRELOAD=" + shim;
+    // Keep what else the program preloads, after the shim.
+    size_t start = 0;
+    while (start <= theirs.size()) {
+      size_t end = theirs.find_first_of(": ", start);
+      if (end == std::string::npos) end = theirs.size();
+      std::string item = theirs.substr(start, end - start);
+      if (!item.empty() && item != shim) preload_ += ":" + item;
+      start = end + 1;
+    }
+    if (!shim.empty()) ptrs_.push_back(preload_.data());
+    ptrs_.push_back(nullptr);
+  }
+  char** get() { return ptrs_.data(); }
+
+ private:
+  std::string preload_;
+  std::vector<char*> ptrs_;
+};
+
+// Puts the shim's variables back into this process's environment before
+// libc runs a shell with it (system, popen): those read `environ`.
+void RestoreEnviron() {
+  const Config& c = GetConfig();
+  for (const std::string& var : c.inject) {
+    const size_t eq = var.find('=');
+    const std::string name = var.substr(0, eq);
+    const char* now = getenv(name.c_str());
+    if (now == nullptr || var.compare(eq + 1, std::string::npos, now) != 0) {
+      setenv(name.c_str(), var.c_str() + eq + 1, 1);
+    }
+  }
+  const std::string shim = ShimPath();
+  const char* preload = getenv("LD_PRELOAD");
+  if (!shim.empty() &&
+      (preload == nullptr || std::strstr(preload, shim.c_str()) == nullptr)) {
+    std::string v = shim;
+    if (preload != nullptr && *preload) v += std::string(":") + preload;
+    setenv("LD_PRELOAD", v.c_str(), 1);
+  }
+}
+
+// A script's interpreter must be executable under the path rules.
+bool AllowInterpreter(const char* op, const PinnedObject& target) {
+  struct stat st;
+  // Only a regular file can be a script (and opening a FIFO would block).
+  if (sys(SYS_fstat, target.fd, &st) != 0 || !S_ISREG(st.st_mode)) return true;
+  long fd = sys_openat(AT_FDCWD, target.proc, O_RDONLY | O_CLOEXEC, 0);
+  if (fd < 0) return true;  // unreadable: the kernel cannot run it either
+  char head[256];
+  long n = sys(SYS_read, fd, head, sizeof(head) - 1);
+  sys_close(fd);
+  if (n < 2 || head[0] != '#' || head[1] != '!') return true;
+  head[n] = '\0';
+  char* p = head + 2;
+  while (*p == ' ' || *p == '\t') ++p;
+  char* end = p;
+  while (*end && *end != ' ' && *end != '\t' && *end != '\n') ++end;
+  *end = '\0';
+  if (*p == '\0') return true;
+  PinnedObject interp;
+  if (PinObject(AT_FDCWD, p, true, &interp) < 0) return true;  // ENOENT later
+  return AllowPath(op, Access::kExec, interp.path);
+}
+
+// Judges an exec of (dirfd, path). False with errno set when it must not run.
+bool JudgeExec(const char* op, int dirfd, const char* path, char* const argv[],
+               int flags) {
+  const bool empty = (flags & AT_EMPTY_PATH) && path != nullptr && !*path;
+  PinnedObject target;
+  int r = PinObject(dirfd, path, !(flags & AT_SYMLINK_NOFOLLOW), &target,
+                    empty);
+  if (r < 0) {
+    if (!AllowMissing(op, Access::kExec, dirfd, path)) return false;
+    errno = -r;
+    return false;
+  }
+  const char* named = target.path;
+  PinnedParent parent;
+  if (!empty && PinParent(dirfd, path, &parent) == 0 && !parent.dot_last) {
+    named = parent.path;
+  }
+  if (!AllowInterpreter(op, target)) return false;
+  return AllowCommand(op, named, target.path, argv);
+}
+
+int Execve(const char* op, int dirfd, const char* path, char* const argv[],
+           char* const envp[], int flags) {
+  Scope scope;
+  if (scope.nested() || path == nullptr) {
+    return static_cast<int>(
+        Ret(sys(SYS_execveat, dirfd, path, argv, envp, flags)));
+  }
+  if (!JudgeExec(op, dirfd, path, argv, flags)) return -1;
+  ChildEnv env(envp);
+  scope.RestoreErrno();
+  return static_cast<int>(
+      Ret(sys(SYS_execveat, dirfd, path, argv, env.get(), flags)));
+}
+
+// execvp's search: each PATH entry in turn; a refused or unexecutable
+// candidate is skipped as libc skips one it may not run.
+template <typename Try>
+int SearchPath(const char* file, Try try_one) {
+  if (file == nullptr || *file == '\0') {
+    errno = ENOENT;
+    return -1;
+  }
+  if (std::strchr(file, '/') != nullptr) return try_one(file);
+  const char* path = getenv("PATH");
+  if (path == nullptr) path = "/bin:/usr/bin";
+  bool refused = false;
+  for (const char* dir = path;; ++dir) {
+    const char* end = std::strchr(dir, ':');
+    const size_t len = end ? static_cast<size_t>(end - dir) : std::strlen(dir);
+    char candidate[kPathMax];
+    if (len + std::strlen(file) + 2 < sizeof(candidate)) {
+      if (len == 0) {
+        std::snprintf(candidate, sizeof(candidate), "%s", file);
+      } else {
+        std::snprintf(candidate, sizeof(candidate), "%.*s/%s",
+                      static_cast<int>(len), dir, file);
+      }
+      const int r = try_one(candidate);
+      if (r >= 0) return r;
+      switch (errno) {
+        case EACCES:
+          refused = true;
+          break;
+        case ENOENT:
+        case ENOTDIR:
+        case ESTALE:
+        case ENODEV:
+        case ETIMEDOUT:
+          break;
+        default:
+          return -1;
+      }
+    }
+    if (end == nullptr) break;
+    dir = end;
+  }
+  errno = refused ? EACCES : ENOENT;
+  return -1;
+}
+
+int Execvpe(const char* op, const char* file, char* const argv[],
+            char* const envp[]) {
+  return SearchPath(file, [&](const char* candidate) {
+    int r = Execve(op, AT_FDCWD, candidate, argv, envp, 0);
+    if (r < 0 && errno == ENOEXEC) {
+      // As libc does: a file without a known format is run by the shell.
+      std::vector<char*> args = {const_cast<char*>("/bin/sh"),
+                                 const_cast<char*>(candidate)};
+      if (argv != nullptr && argv[0] != nullptr) {
+        for (char* const* a = argv + 1; *a; ++a) args.push_back(*a);
+      }
+      args.push_back(nullptr);
+      r = Execve(op, AT_FDCWD, "/bin/sh", args.data(), envp, 0);
+    }
+    return r;
+  });
+}
+
+// Collects execl's arguments after `first` up to the NULL.
+std::vector<char*> ListArgs(const char* first, va_list ap) {
+  std::vector<char*> args = {const_cast<char*>(first)};
+  while (args.back() != nullptr) args.push_back(va_arg(ap, char*));
+  return args;
+}
+
+int Spawn(const char* op, pid_t* pid, const char* file,
+          const posix_spawn_file_actions_t* actions,
+          const posix_spawnattr_t* attr, char* const argv[],
+          char* const envp[], bool search) {
+  if (Scope::Active()) {
+    return (search ? KL_REAL(posix_spawnp) : KL_REAL(posix_spawn))(
+        pid, file, actions, attr, argv, envp);
+  }
+  int result = ENOENT;
+  auto try_one = [&](const char* candidate) -> int {
+    struct stat st;
+    if (search && (sys(SYS_newfstatat, AT_FDCWD, candidate, &st, 0) != 0 ||
+                   !S_ISREG(st.st_mode) ||
+                   sys(SYS_faccessat2, AT_FDCWD, candidate, X_OK, 0) != 0)) {
+      errno = ENOENT;
+      return -1;
+    }
+    bool allowed;
+    {
+      Scope scope;
+      allowed = JudgeExec(op, AT_FDCWD, candidate, argv, 0);
+    }
+    if (!allowed) {
+      result = errno;
+      return -1;
+    }
+    ChildEnv env(envp != nullptr ? envp : environ);
+    result = KL_REAL(posix_spawn)(pid, candidate, actions, attr, argv,
+                                  env.get());
+    return 0;
+  };
+  if (search) {
+    if (SearchPath(file, try_one) < 0) return errno;
+    return result;
+  }
+  try_one(file);
+  return result;
+}
+
+// system() and popen() run "/bin/sh -c CMD".
+bool AllowShell(const char* op, const char* command) {
+  char* argv[] = {const_cast<char*>("sh"), const_cast<char*>("-c"),
+                  const_cast<char*>(command), nullptr};
+  Scope scope;
+  return JudgeExec(op, AT_FDCWD, "/bin/sh", argv, 0);
+}
+
+}  // namespace
+}  // namespace klaunch::shim
+
+using namespace klaunch::shim;  // NOLINT: the wrappers below are C symbols
+
+KL_EXPORT int execve(const char* path, char* const argv[],
+                     char* const envp[]) {
+  return Execve("execve", AT_FDCWD, path, argv, envp, 0);
+}
+KL_EXPORT int execveat(int dirfd, const char* path, char* const argv[],
+                       char* const envp[], int flags) {
+  return Execve("execveat", dirfd, path, argv, envp, flags);
+}
+KL_EXPORT int fexecve(int fd, char* const argv[], char* const envp[]) {
+  return Execve("fexecve", fd, "", argv, envp, AT_EMPTY_PATH);
+}
+KL_EXPORT int execv(const char* path, char* const argv[]) {
+  return Execve("execv", AT_FDCWD, path, argv, environ, 0);
+}
+KL_EXPORT int execvpe(const char* file, char* const argv[],
+                      char* const envp[]) {
+  return Execvpe("execvpe", file, argv, envp);
+}
+KL_EXPORT int execvp(const char* file, char* const argv[]) {
+  return Execvpe("execvp", file, argv, environ);
+}
+KL_EXPORT int execl(const char* path, const char* arg, ...) {
+  va_list ap;
+  va_start(ap, arg);
+  std::vector<char*> args = ListArgs(arg, ap);
+  va_end(ap);
+  return Execve("execl", AT_FDCWD, path, args.data(), environ, 0);
+}
+KL_EXPORT int execlp(const char* file, const char* arg, ...) {
+  va_list ap;
+  va_start(ap, arg);
+  std::vector<char*> args = ListArgs(arg, ap);
+  va_end(ap);
+  return Execvpe("execlp", file, args.data(), environ);
+}
+KL_EXPORT int execle(const char* path, const char* arg, ...) {
+  va_list ap;
+  va_start(ap, arg);
+  std::vector<char*> args = ListArgs(arg, ap);
+  char* const* envp = va_arg(ap, char* const*);
+  va_end(ap);
+  return Execve("execle", AT_FDCWD, path, args.data(), envp, 0);
+}
+
+KL_EXPORT int posix_spawn(pid_t* pid, const char* path,
+                          const posix_spawn_file_actions_t* actions,
+                          const posix_spawnattr_t* attr, char* const argv[],
+                          char* const envp[]) {
+  return Spawn("posix_spawn", pid, path, actions, attr, argv, envp, false);
+}
+KL_EXPORT int posix_spawnp(pid_t* pid, const char* file,
+                           const posix_spawn_file_actions_t* actions,
+                           const posix_spawnattr_t* attr, char* const argv[],
+                           char* const envp[]) {
+  return Spawn("posix_spawnp", pid, file, actions, attr, argv, envp, true);
+}
+
+KL_EXPORT int system(const char* command) {
+  if (command == nullptr || Scope::Active()) return KL_REAL(system)(command);
+  if (!AllowShell("system", command)) {
+    return 127 << 8;  // as though the shell could not be run
+  }
+  RestoreEnviron();
+  return KL_REAL(system)(command);
+}
+
+KL_EXPORT FILE* popen(const char* command, const char* type) {
+  if (command == nullptr || Scope::Active()) {
+    return KL_REAL(popen)(command, type);
+  }
+  if (!AllowShell("popen", command)) return nullptr;
+  RestoreEnviron();
+  return KL_REAL(popen)(command, type);
+}
+
+// fork and vfork: initialise first, so no child ever initialises between
+// fork and exec. vfork becomes fork: the child of a vfork shares the
+// parent's memory, and the shim must allocate to judge its exec.
+KL_EXPORT pid_t fork(void) {
+  GetConfig();
+  return KL_REAL(fork)();
+}
+KL_EXPORT pid_t vfork(void) {
+  GetConfig();
+  return KL_REAL(fork)();
+}

@@ -1,0 +1,49 @@
+// Asking the engine, and what follows from its answer: the audit record, the
+// optional line on stderr, errno, and in audit mode letting the call go on.
+//
+// Every wrapper funnels its decision through here, so a refusal means the
+// same thing (EACCES, one JSON line with layer "shim") whichever libc entry
+// point the program used.
+
+#ifndef KLAUNCH_SHIM_JUDGE_H_
+#define KLAUNCH_SHIM_JUDGE_H_
+
+#include <cstdint>
+
+#include "core/engine.h"
+
+struct sockaddr;
+
+namespace klaunch::shim {
+
+// True when the call may proceed (allowed, or audit mode). On refusal errno is
+// EACCES. A path that names no filesystem object ("" from FdPath) is allowed:
+// it is something the process already holds (a pipe, a socket).
+bool AllowPath(const char* op, Access access, const char* path);
+
+// For a target that does not resolve (the call will fail anyway): true when
+// the call may go on to fail natively, false (errno = EACCES, recorded) when
+// a deny rule covers where it would have been, so that a missing file under
+// a denied tree is indistinguishable from a present one.
+bool AllowMissing(const char* op, Access access, int dirfd, const char* path);
+
+// `named`: the executable as named, directories resolved; `target`: what its
+// final symlink resolves to ("" when none).
+bool AllowCommand(const char* op, const char* named, const char* target,
+                  char* const argv[]);
+
+// A connect, sendto or sendmsg destination. Unix paths are judged as writes
+// of the socket's path; the path, when given, must already be resolved.
+bool AllowInet(const char* op, const sockaddr* addr, unsigned len);
+bool AllowAbstractUnix(const char* op, const char* name, unsigned len);
+
+// Records what a process resolved a name to, so that a connect to one of
+// those addresses is judged by the name.
+void RememberName(const char* name, int family, const void* addr);
+
+// Refuses outright (no engine consulted): for calls the shim cannot judge.
+bool Refuse(const char* op, const char* target, const char* why);
+
+}  // namespace klaunch::shim
+
+#endif  // KLAUNCH_SHIM_JUDGE_H_

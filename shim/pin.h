@@ -1,0 +1,81 @@
+// The two shapes of a path-taking call, judged once each:
+//
+//   AtName:   the call acts on a name (unlink, mkdir, lstat, readlink...): the
+//             directory is pinned and the call is made relative to it.
+//   AtObject: the call acts on what the path resolves to (chmod, truncate,
+//             stat, access...): the object is pinned and the call is made
+//             through /proc/self/fd/N.
+//
+// Either way the object judged is the object used. `act` receives the
+// (dirfd, path) to use and returns the kernel's result (-errno on failure);
+// called from inside the shim, the call is passed through unjudged.
+
+#ifndef KLAUNCH_SHIM_PIN_H_
+#define KLAUNCH_SHIM_PIN_H_
+
+#include <fcntl.h>
+
+#include "shim/judge.h"
+#include "shim/resolve.h"
+#include "shim/state.h"
+#include "shim/sys.h"
+
+namespace klaunch::shim {
+
+inline long Failed(long err) {
+  errno = static_cast<int>(-err);
+  return -1;
+}
+
+template <typename Act>
+long AtObjectIn(const Scope& scope, const char* op, Access access, int dirfd,
+                const char* path, bool follow, bool empty_path, Act act) {
+  PinnedObject obj;
+  int r = PinObject(dirfd, path, follow, &obj, empty_path);
+  if (r < 0) {
+    if (!AllowMissing(op, access, dirfd, path)) return -1;
+    return Failed(r);
+  }
+  if (!AllowPath(op, access, obj.path)) return -1;
+  scope.RestoreErrno();
+  return Ret(act(AT_FDCWD, obj.proc, obj.fd));
+}
+
+template <typename Act>
+long AtObject(const char* op, Access access, int dirfd, const char* path,
+              bool follow, Act act, bool empty_path = false) {
+  Scope scope;
+  if (scope.nested() || path == nullptr) return Ret(act(dirfd, path, -1));
+  return AtObjectIn(scope, op, access, dirfd, path, follow, empty_path, act);
+}
+
+template <typename Act>
+long AtName(const char* op, Access access, int dirfd, const char* path,
+            Act act) {
+  Scope scope;
+  if (scope.nested() || path == nullptr) return Ret(act(dirfd, path));
+  PinnedParent parent;
+  int r = PinParent(dirfd, path, &parent);
+  if (r < 0) {
+    if (!AllowMissing(op, access, dirfd, path)) return -1;
+    return Failed(r);
+  }
+  if (parent.dot_last) {
+    // "dir/." or "..": the name is the directory itself; judge it and let
+    // the kernel give its own answer (EINVAL, EBUSY, ENOTEMPTY...).
+    PinnedObject obj;
+    if (PinObject(dirfd, path, true, &obj) == 0 &&
+        !AllowPath(op, access, obj.path)) {
+      return -1;
+    }
+    scope.RestoreErrno();
+    return Ret(act(dirfd, path));
+  }
+  if (!AllowPath(op, access, parent.path)) return -1;
+  scope.RestoreErrno();
+  return Ret(act(parent.fd, parent.last));
+}
+
+}  // namespace klaunch::shim
+
+#endif  // KLAUNCH_SHIM_PIN_H_

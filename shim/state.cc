@@ -1,0 +1,120 @@
+#include "shim/state.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include <cstring>
+
+#include "core/loader.h"
+#include "shim/sys.h"
+
+namespace klaunch::shim {
+namespace {
+
+__thread bool t_in_shim __attribute__((tls_model("initial-exec"))) = false;
+
+pthread_once_t g_once = PTHREAD_ONCE_INIT;
+Config* g_config = nullptr;
+
+constexpr size_t kMaxPolicyBytes = 4 << 20;
+
+std::string ReadLink(const char* path) {
+  char buf[4096];
+  long n = sys_readlinkat(AT_FDCWD, path, buf, sizeof(buf) - 1);
+  return n > 0 ? std::string(buf, n) : std::string();
+}
+
+// Reads the policy with raw calls: nothing here may be judged.
+bool ReadPolicy(const char* path, std::string* text, std::string* error) {
+  long fd = sys_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
+  if (fd < 0) {
+    *error = std::string("cannot open the policy ") + path + ": " +
+             strerror(static_cast<int>(-fd));
+    return false;
+  }
+  struct stat st;
+  if (sys(SYS_fstat, fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+      static_cast<size_t>(st.st_size) > kMaxPolicyBytes) {
+    sys_close(fd);
+    *error = std::string("the policy ") + path + " is not a readable file";
+    return false;
+  }
+  text->resize(st.st_size);
+  size_t done = 0;
+  while (done < text->size()) {
+    long n = sys(SYS_read, fd, text->data() + done, text->size() - done);
+    if (n == -EINTR) continue;
+    if (n <= 0) break;
+    done += n;
+  }
+  text->resize(done);
+  sys_close(fd);
+  return true;
+}
+
+void Initialise() {
+  const bool outer = t_in_shim;
+  t_in_shim = true;
+  auto* c = new Config;
+  c->exe = ReadLink("/proc/self/exe");
+  const char* policy = getenv("KLAUNCH_POLICY_FILE");
+  const char* log = getenv("KLAUNCH_AUDIT_LOG");
+  const char* shim = getenv("KLAUNCH_SHIM");
+  const char* verbose = getenv("KLAUNCH_VERBOSE");
+  if (log != nullptr && *log != '\0') c->audit_log = log;
+  c->verbose = verbose != nullptr && std::strcmp(verbose, "1") == 0;
+  if (shim != nullptr && *shim == '/') c->shim_path = shim;
+  for (const char* name : {"KLAUNCH_POLICY_FILE", "KLAUNCH_AUDIT_LOG",
+                           "KLAUNCH_SHIM", "KLAUNCH_VERBOSE"}) {
+    if (const char* v = getenv(name)) {
+      c->inject.push_back(std::string(name) + "=" + v);
+    }
+  }
+  std::string text;
+  if (policy == nullptr || *policy == '\0') {
+    c->error = "KLAUNCH_POLICY_FILE is not set";
+  } else if (ReadPolicy(policy, &text, &c->error)) {
+    // The effective form is absolute throughout; the context is unused.
+    absl::StatusOr<Policy> p =
+        LoadPolicyText(text, policy, LoadContext{"/", "/", ""});
+    if (!p.ok()) {
+      c->error = std::string(p.status().message());
+    } else {
+      absl::StatusOr<Engine> e = Engine::Create(*p);
+      if (!e.ok()) {
+        c->error = std::string(e.status().message());
+      } else {
+        c->engine = new Engine(*std::move(e));
+      }
+    }
+  }
+  g_config = c;
+  t_in_shim = outer;
+}
+
+}  // namespace
+
+const Config& GetConfig() {
+  pthread_once(&g_once, Initialise);
+  return *g_config;
+}
+
+bool Scope::Active() { return t_in_shim; }
+
+void* RealSymbol(const char* name) {
+  void* p = dlsym(RTLD_NEXT, name);
+  if (p == nullptr) {
+    static constexpr char kMsg[] = "klaunch shim: a libc function is missing\n";
+    sys(SYS_write, 2, kMsg, sizeof(kMsg) - 1);
+    sys(SYS_exit_group, 127);
+  }
+  return p;
+}
+
+Scope::Scope() : saved_errno_(errno), nested_(t_in_shim) { t_in_shim = true; }
+Scope::~Scope() { t_in_shim = nested_; }
+
+}  // namespace klaunch::shim

@@ -1,0 +1,80 @@
+// The shim's configuration, read once per process from the environment the
+// launcher (or a test) sets, and the reentrancy guard every wrapper takes.
+//
+//   KLAUNCH_POLICY_FILE  the effective policy (TOML) to enforce; required
+//   KLAUNCH_AUDIT_LOG    JSON-lines file refusals are appended to; optional
+//   KLAUNCH_SHIM         this object's path, for the children's LD_PRELOAD
+//   KLAUNCH_VERBOSE      "1": one line on stderr per refusal
+//
+// The values are captured at initialisation and handed to every exec from
+// that copy, so a program that edits its own environment cannot loosen what
+// its children run under. Without a usable policy the shim fails closed:
+// every judged call is refused, naming the reason.
+//
+// Initialisation is lazy (the first judged call, or fork) and runs once; it
+// is the only place the shim allocates outside a judgement.
+
+#ifndef KLAUNCH_SHIM_STATE_H_
+#define KLAUNCH_SHIM_STATE_H_
+
+#include <errno.h>
+
+#include <string>
+#include <vector>
+
+#include "core/engine.h"
+
+#define KL_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace klaunch::shim {
+
+struct Config {
+  const Engine* engine = nullptr;  // null: no usable policy, refuse all
+  std::string error;               // why there is no engine
+  std::string audit_log;           // empty: no log
+  bool verbose = false;
+  std::string exe;                 // this process's executable
+  std::string shim_path;           // for the children's LD_PRELOAD
+  // "NAME=value" strings every child must get back, KLAUNCH_* only.
+  std::vector<std::string> inject;
+};
+
+// Initialises on first use. Never null.
+const Config& GetConfig();
+
+// The reentrancy guard and errno keeper of one interposed call. A call made
+// while the shim is already working on this thread (the core calling libc,
+// libc calling back) is passed straight to the kernel.
+class Scope {
+ public:
+  Scope();
+  ~Scope();
+  Scope(const Scope&) = delete;
+  Scope& operator=(const Scope&) = delete;
+
+  // True when this call arrived from inside the shim itself.
+  bool nested() const { return nested_; }
+  // True while the shim works on this thread (without entering a scope), for
+  // wrappers built on other wrappers.
+  static bool Active();
+  // errno as the program left it, for calls that succeed.
+  void RestoreErrno() const { errno = saved_errno_; }
+
+ private:
+  int saved_errno_;
+  bool nested_;
+};
+
+// The next definition of a libc function (dlsym RTLD_NEXT), looked up once.
+void* RealSymbol(const char* name);
+#define KL_REAL(name)                                             \
+  ([] {                                                           \
+    static auto* p =                                              \
+        reinterpret_cast<decltype(&::name)>(                      \
+            ::klaunch::shim::RealSymbol(#name));                  \
+    return p;                                                     \
+  }())
+
+}  // namespace klaunch::shim
+
+#endif  // KLAUNCH_SHIM_STATE_H_

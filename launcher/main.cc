@@ -2,28 +2,23 @@
 // command line to a subcommand.
 
 #include <cstdio>
-#include <cstring>
-#include "absl/strings/string_view.h"
+#include <string>
+#include <vector>
 
 #include "launcher/check_command.h"
-
-namespace {
-
-constexpr char kUsage[] =
-    "usage: klaunch check FILE      validate a policy, print its effective "
-    "form\n"
-    "       klaunch --help | --version\n";
-
-}  // namespace
+#include "launcher/explain_command.h"
+#include "launcher/options.h"
+#include "launcher/run_command.h"
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fputs(kUsage, stderr);
-    return 2;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
+    std::fputs(klaunch::kUsage, stderr);
+    return klaunch::kExitKlaunchFailed;
   }
-  const absl::string_view first = argv[1];
+  const std::string& first = args[0];
   if (first == "--help" || first == "-h") {
-    std::fputs(kUsage, stdout);
+    std::fputs(klaunch::kUsage, stdout);
     return 0;
   }
   if (first == "--version") {
@@ -31,6 +26,14 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (first == "check") return klaunch::RunCheck(argc - 2, argv + 2);
-  std::fprintf(stderr, "klaunch: unknown command '%s'\n%s", argv[1], kUsage);
-  return 2;
+  if (first == "explain") {
+    return klaunch::RunExplain({args.begin() + 1, args.end()});
+  }
+  absl::StatusOr<klaunch::RunOptions> options = klaunch::ParseRunOptions(args);
+  if (!options.ok()) {
+    std::fprintf(stderr, "klaunch: %s\n",
+                 std::string(options.status().message()).c_str());
+    return klaunch::kExitKlaunchFailed;
+  }
+  return klaunch::RunProgram(*options);
 }

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "core/audit.h"
 #include "shim/resolve.h"
 #include "shim/state.h"
 #include "shim/sys.h"
@@ -20,93 +21,16 @@ namespace {
 
 // --- the audit record -------------------------------------------------------
 
-// A fixed buffer a JSON line is built in; output past its end is dropped and
-// the line still ends well-formed.
-class Line {
- public:
-  void Raw(const char* s) {
-    while (*s && n_ < kCap) buf_[n_++] = *s++;
-  }
-  void Str(const char* s, size_t len = static_cast<size_t>(-1)) {
-    Raw("\"");
-    for (size_t i = 0; i < len && s[i] && n_ < kCap - 8; ++i) {
-      const unsigned char c = static_cast<unsigned char>(s[i]);
-      if (c == '"' || c == '\\') {
-        buf_[n_++] = '\\';
-        buf_[n_++] = c;
-      } else if (c < 0x20 || c == 0x7f) {
-        n_ += std::snprintf(buf_ + n_, 7, "\\u%04x", c);
-      } else {
-        buf_[n_++] = c;
-      }
-    }
-    Raw("\"");
-  }
-  void Field(const char* name, const char* value, bool first = false) {
-    if (!first) Raw(",");
-    Str(name);
-    Raw(":");
-    Str(value);
-  }
-  void Field(const char* name, absl::string_view value) {
-    Raw(",");
-    Str(name);
-    Raw(":");
-    Str(value.data(), value.size());
-  }
-  const char* data() {
-    buf_[n_ < kCap ? n_ : kCap] = '\0';
-    return buf_;
-  }
-  size_t size() const { return n_; }
-
- private:
-  static constexpr size_t kCap = 8190;
-  char buf_[kCap + 2];
-  size_t n_ = 0;
-};
-
-// UTC "2026-12-02T15:32:09.123Z" without gmtime (no locale or tz locks).
-void FormatTime(char* out, size_t size) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  long long days = ts.tv_sec / 86400, rem = ts.tv_sec % 86400;
-  // Howard Hinnant's civil_from_days.
-  days += 719468;
-  const long long era = days / 146097;
-  const unsigned doe = static_cast<unsigned>(days - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  const unsigned d = doy - (153 * mp + 2) / 5 + 1;
-  const unsigned m = mp < 10 ? mp + 3 : mp - 9;
-  const long long y = yoe + era * 400 + (m <= 2);
-  std::snprintf(out, size, "%04lld-%02u-%02uT%02lld:%02lld:%02lld.%03ldZ", y, m,
-                d, rem / 3600, rem / 60 % 60, rem % 60, ts.tv_nsec / 1000000);
-}
-
 void Record(const char* op, const char* target, const char* access,
             const Decision& d, bool audit) {
   const Config& c = GetConfig();
-  const char* verdict = audit ? "would_deny" : "deny";
   if (!c.audit_log.empty()) {
-    Line line;
-    char when[64], pid[24];
-    FormatTime(when, sizeof(when));
-    std::snprintf(pid, sizeof(pid), "%ld", sys(SYS_getpid));
-    line.Raw("{");
-    line.Field("time", when, true);
-    line.Raw(",\"pid\":");
-    line.Raw(pid);
-    line.Field("exe", c.exe.c_str());
-    line.Field("op", op);
-    line.Field("target", target);
-    line.Field("access", access);
-    line.Field("verdict", verdict);
-    line.Field("rule", d.rule);
-    line.Field("message", absl::string_view(d.message));
-    line.Field("layer", "shim");
-    line.Raw("}\n");
+    char when[64];
+    FormatAuditTime(when, sizeof(when));
+    const std::string line = FormatAuditLine(AuditEvent{
+        when, sys(SYS_getpid), c.exe, op, target, access,
+        audit ? "would_deny" : "deny", std::string(d.rule), d.message,
+        "shim"});
     // One write on an O_APPEND descriptor: concurrent processes never
     // interleave inside a line.
     long fd = sys_openat(AT_FDCWD, c.audit_log.c_str(),
@@ -117,14 +41,10 @@ void Record(const char* op, const char* target, const char* access,
     }
   }
   if (c.verbose) {
-    char msg[4200];
-    int n = std::snprintf(msg, sizeof(msg), "klaunch: %s%s\n",
-                          audit ? "(audit, not refused) " : "",
-                          d.message.c_str());
-    if (n > 0) {
-      sys(SYS_write, 2, msg,
-          static_cast<size_t>(n) < sizeof(msg) ? n : sizeof(msg) - 1);
-    }
+    const std::string msg = std::string("klaunch: ") +
+                            (audit ? "(audit, not refused) " : "") +
+                            d.message + "\n";
+    sys(SYS_write, 2, msg.data(), msg.size());
   }
 }
 

@@ -1,0 +1,49 @@
+// The audit record: one JSON object per line, the same from every layer.
+//
+//   {"time":"2026-12-02T15:32:09.123Z","pid":42,"exe":"/usr/bin/cat",
+//    "op":"open","target":"/etc/shadow","access":"read","verdict":"deny",
+//    "rule":"filesystem.unlisted","message":"read of /etc/shadow refused: ...",
+//    "layer":"shim"}
+//
+// `verdict` is "deny" (enforced) or "would_deny" (audit mode); `layer` says
+// which layer decided ("shim", "launcher", later "seccomp"). This module
+// formats and reads lines; writing them (one write on an O_APPEND file, so
+// that concurrent processes never interleave) is the caller's.
+
+#ifndef KLAUNCH_CORE_AUDIT_H_
+#define KLAUNCH_CORE_AUDIT_H_
+
+#include <optional>
+#include <string>
+
+#include "absl/strings/string_view.h"
+
+namespace klaunch {
+
+struct AuditEvent {
+  std::string time;  // UTC, ISO 8601 with milliseconds
+  long pid = 0;
+  std::string exe;
+  std::string op;      // the call: "open", "execve", "connect", ...
+  std::string target;  // the path, command line or host:port judged
+  std::string access;  // "read", "write", "exec", "stat", "connect"
+  std::string verdict;
+  std::string rule;
+  std::string message;
+  std::string layer;
+};
+
+// The line, newline included.
+std::string FormatAuditLine(const AuditEvent& event);
+
+// Reads a line FormatAuditLine wrote (or one with more fields); nullopt for
+// anything else.
+std::optional<AuditEvent> ParseAuditLine(absl::string_view line);
+
+// The current UTC time as AuditEvent::time wants it. Takes no lock and
+// allocates nothing.
+void FormatAuditTime(char* out, size_t size);
+
+}  // namespace klaunch
+
+#endif  // KLAUNCH_CORE_AUDIT_H_

@@ -1,0 +1,106 @@
+#include "launcher/options.h"
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+
+namespace klaunch {
+
+const char kUsage[] =
+    "usage: klaunch [OPTIONS] [--] CMD [ARGS...]   run CMD under a policy\n"
+    "       klaunch check FILE                      validate a policy, print "
+    "its effective form\n"
+    "       klaunch explain [--policy FILE | --preset NAME]\n"
+    "                       (--read PATH | --write PATH | --exec 'CMD LINE' "
+    "| --connect HOST:PORT)\n"
+    "       klaunch suggest AUDIT.jsonl [--base FILE]\n"
+    "       klaunch --help | --version\n"
+    "\n"
+    "options:\n"
+    "  --policy FILE   the policy (default: the workspace-write preset, the\n"
+    "                  current directory as workspace, no network)\n"
+    "  --preset NAME   read-only | workspace-write | full-access\n"
+    "  --audit         dry run: refuse nothing, record what enforcement "
+    "would refuse\n"
+    "  --log FILE      the JSON-lines audit log (default: a new file under\n"
+    "                  $XDG_STATE_HOME/klaunch/runs/)\n"
+    "  --verbose       one line on stderr per refusal as it happens\n"
+    "  --quiet         nothing of klaunch's own on stderr but errors\n"
+    "  --keep-orphans  leave descendants running when CMD exits\n"
+    "\n"
+    "exit status: CMD's own; 128+N when CMD was killed by signal N; 125 when\n"
+    "klaunch fails (bad policy, bad option); 126 when CMD cannot be run (or\n"
+    "the policy refuses it); 127 when CMD is not found.\n";
+
+absl::StatusOr<RunOptions> ParseRunOptions(
+    const std::vector<std::string>& args) {
+  RunOptions o;
+  size_t i = 0;
+  auto value = [&](const std::string& name) -> absl::StatusOr<std::string> {
+    if (i + 1 >= args.size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("option ", name, " needs a value"));
+    }
+    return args[++i];
+  };
+  for (; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") {
+      ++i;
+      break;
+    }
+    if (a.empty() || a[0] != '-') break;
+    std::string name = a, inline_value;
+    bool has_inline = false;
+    if (size_t eq = a.find('='); eq != std::string::npos && a[1] == '-') {
+      name = a.substr(0, eq);
+      inline_value = a.substr(eq + 1);
+      has_inline = true;
+    }
+    auto take = [&](std::string* out) -> absl::Status {
+      if (has_inline) {
+        *out = inline_value;
+        return absl::OkStatus();
+      }
+      absl::StatusOr<std::string> v = value(name);
+      if (!v.ok()) return v.status();
+      *out = *v;
+      return absl::OkStatus();
+    };
+    absl::Status s;
+    if (name == "--policy") {
+      s = take(&o.policy_file);
+    } else if (name == "--preset") {
+      s = take(&o.preset);
+    } else if (name == "--log") {
+      s = take(&o.log_file);
+    } else if (name == "--audit" && !has_inline) {
+      o.audit = true;
+    } else if (name == "--quiet" && !has_inline) {
+      o.quiet = true;
+    } else if (name == "--verbose" && !has_inline) {
+      o.verbose = true;
+    } else if (name == "--keep-orphans" && !has_inline) {
+      o.keep_orphans = true;
+    } else {
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown option '", a, "' (see klaunch --help)"));
+    }
+    if (!s.ok()) return s;
+  }
+  if (!o.policy_file.empty() && !o.preset.empty()) {
+    return absl::InvalidArgumentError(
+        "--policy and --preset exclude each other: a policy names its preset "
+        "with `extends`");
+  }
+  if (o.quiet && o.verbose) {
+    return absl::InvalidArgumentError("--quiet and --verbose exclude each other");
+  }
+  o.command.assign(args.begin() + i, args.end());
+  if (o.command.empty()) {
+    return absl::InvalidArgumentError("no command to run (klaunch [OPTIONS] -- CMD [ARGS...])");
+  }
+  return o;
+}
+
+}  // namespace klaunch

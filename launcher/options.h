@@ -1,0 +1,34 @@
+// The command line of `klaunch [OPTIONS] -- CMD [ARGS...]`, parsed.
+//
+// Parsing only: no file is read and nothing is checked against the system
+// here; the run (run_command.h) does that.
+
+#ifndef KLAUNCH_LAUNCHER_OPTIONS_H_
+#define KLAUNCH_LAUNCHER_OPTIONS_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace klaunch {
+
+struct RunOptions {
+  std::string policy_file;  // --policy
+  std::string preset;       // --preset (default workspace-write)
+  bool audit = false;       // --audit
+  std::string log_file;     // --log
+  bool quiet = false;       // --quiet
+  bool verbose = false;     // --verbose
+  bool keep_orphans = false;
+  std::vector<std::string> command;  // after the options (or after --)
+};
+
+// Fails with kInvalidArgument naming the option when the line is wrong.
+absl::StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args);
+
+extern const char kUsage[];
+
+}  // namespace klaunch
+
+#endif  // KLAUNCH_LAUNCHER_OPTIONS_H_

@@ -1,0 +1,371 @@
+#include "launcher/run_command.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "core/audit.h"
+#include "core/effective.h"
+#include "core/engine.h"
+#include "core/environment.h"
+#include "core/loader.h"
+#include "core/path.h"
+#include "launcher/program.h"
+#include "launcher/shim_locator.h"
+#include "launcher/summary.h"
+
+extern char** environ;
+
+namespace klaunch {
+namespace {
+
+volatile sig_atomic_t g_child = 0;
+
+void Say(const std::string& line) {
+  std::fprintf(stderr, "klaunch: %s\n", line.c_str());
+}
+
+// Signals sent to klaunch by a process are passed on to the program. Those
+// the terminal sends reach the program directly (it is in klaunch's process
+// group), so klaunch only survives them.
+void Forward(int sig, siginfo_t* info, void*) {
+  if (info->si_code <= 0 && g_child > 0) kill(g_child, sig);
+}
+
+void InstallForwarding() {
+  struct sigaction sa;
+  std::memset(&sa, 0, sizeof(sa));
+  sa.sa_sigaction = Forward;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaction(sig, &sa, nullptr);
+}
+
+bool MakeDirs(const std::string& path, mode_t mode) {
+  std::string sofar;
+  for (absl::string_view part : absl::StrSplit(path, '/', absl::SkipEmpty())) {
+    absl::StrAppend(&sofar, "/", part);
+    if (mkdir(sofar.c_str(), mode) != 0 && errno != EEXIST) return false;
+  }
+  return true;
+}
+
+// $XDG_STATE_HOME/klaunch, or ~/.local/state/klaunch.
+std::string StateBase() {
+  const char* xdg = getenv("XDG_STATE_HOME");
+  if (xdg != nullptr && xdg[0] == '/') return absl::StrCat(xdg, "/klaunch");
+  const char* home = getenv("HOME");
+  return absl::StrCat(home && *home ? home : "/tmp", "/.local/state/klaunch");
+}
+
+// A directory no other run shares: time, pid and a random suffix.
+absl::StatusOr<std::string> MakeRunDir(const std::string& base) {
+  if (!MakeDirs(base + "/runs", 0700)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot create the state directory ", base, "/runs: ", strerror(errno)));
+  }
+  char when[32];
+  time_t now = time(nullptr);
+  struct tm tm;
+  gmtime_r(&now, &tm);
+  strftime(when, sizeof(when), "%Y%m%dT%H%M%SZ", &tm);
+  std::string tmpl = absl::StrCat(base, "/runs/", when, "-", getpid(), "-XXXXXX");
+  if (mkdtemp(tmpl.data()) == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot create a run directory in ", base, "/runs: ", strerror(errno)));
+  }
+  return tmpl;
+}
+
+absl::Status WriteFile(const std::string& path, const std::string& text) {
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot write ", path, ": ", strerror(errno)));
+  }
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int err = errno;
+      close(fd);
+      return absl::FailedPreconditionError(
+          absl::StrCat("cannot write ", path, ": ", strerror(err)));
+    }
+    done += n;
+  }
+  if (close(fd) != 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot write ", path, ": ", strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+// Entries klaunch adds so the program can neither read nor forge its own
+// policy or audit log.
+void DenyOwnFiles(Policy* policy, const std::vector<std::string>& paths) {
+  for (const std::string& path : paths) {
+    Entry e;
+    e.value = path;
+    char real[PATH_MAX];
+    e.resolved = realpath(path.c_str(), real) ? real : path;
+    e.key = absl::StrCat("filesystem.deny[", policy->filesystem.deny.size(), "]");
+    e.preset = "klaunch";
+    policy->filesystem.deny.push_back(std::move(e));
+  }
+}
+
+std::string GetVar(const std::vector<std::string>& env, absl::string_view name) {
+  const std::string prefix = absl::StrCat(name, "=");
+  for (const std::string& e : env) {
+    if (e.compare(0, prefix.size(), prefix) == 0) return e.substr(prefix.size());
+  }
+  return "";
+}
+
+void AppendEvent(const std::string& log, const AuditEvent& e) {
+  int fd = open(log.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return;
+  const std::string line = FormatAuditLine(e);
+  ssize_t ignored = write(fd, line.data(), line.size());
+  (void)ignored;
+  close(fd);
+}
+
+// Judges the program klaunch itself is asked to run, as the shim would.
+bool AllowProgram(const Engine& engine, const std::string& program,
+                  const std::vector<std::string>& command,
+                  const std::string& log) {
+  const ExecutableName name = NameExecutable(program);
+  const std::string& named = name.named;
+  std::vector<absl::string_view> argv(command.begin(), command.end());
+  Decision d = engine.CheckCommand(named, argv, name.target);
+  if (d.allowed()) return true;
+  char when[64];
+  FormatAuditTime(when, sizeof(when));
+  AppendEvent(log, AuditEvent{when, getpid(), "klaunch", "execve", named,
+                              "exec", engine.audit() ? "would_deny" : "deny",
+                              std::string(d.rule), d.message, "launcher"});
+  if (engine.audit()) return true;
+  Say(d.message);  // the reason for exit 126, so printed even with --quiet
+  return false;
+}
+
+// The pids whose parent is klaunch (orphans reparented to it included).
+std::vector<pid_t> Children() {
+  std::vector<pid_t> out;
+  const pid_t self = getpid();
+  DIR* d = opendir("/proc");
+  if (d == nullptr) return out;
+  while (dirent* e = readdir(d)) {
+    char* end;
+    long pid = strtol(e->d_name, &end, 10);
+    if (*end != '\0' || pid <= 0) continue;
+    char path[64], buf[512];
+    std::snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    ssize_t n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0) continue;
+    buf[n] = '\0';
+    // "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+    const char* close_paren = std::strrchr(buf, ')');
+    if (close_paren == nullptr) continue;
+    char state;
+    long ppid;
+    if (std::sscanf(close_paren + 1, " %c %ld", &state, &ppid) == 2 &&
+        ppid == self) {
+      out.push_back(static_cast<pid_t>(pid));
+    }
+  }
+  closedir(d);
+  return out;
+}
+
+void ReapAll() {
+  while (waitpid(-1, nullptr, WNOHANG) > 0) {
+  }
+}
+
+// Ends the descendants that outlived the program: TERM, then KILL after a
+// grace period, until none is left.
+void EndOrphans() {
+  ReapAll();
+  if (waitpid(-1, nullptr, WNOHANG) < 0 && errno == ECHILD) return;
+  const time_t grace_end = time(nullptr) + 2;
+  while (true) {
+    std::vector<pid_t> kids = Children();
+    if (kids.empty()) {
+      ReapAll();
+      if (waitpid(-1, nullptr, WNOHANG) < 0 && errno == ECHILD) return;
+    }
+    const int sig = time(nullptr) < grace_end ? SIGTERM : SIGKILL;
+    for (pid_t k : kids) kill(k, sig);
+    struct timespec ts = {0, 50 * 1000 * 1000};
+    nanosleep(&ts, nullptr);
+    ReapAll();
+    if (waitpid(-1, nullptr, WNOHANG) < 0 && errno == ECHILD) return;
+  }
+}
+
+}  // namespace
+
+int RunProgram(const RunOptions& o) {
+  const LoadContext ctx = CurrentLoadContext();
+  absl::StatusOr<Policy> policy =
+      o.policy_file.empty()
+          ? PresetPolicy(o.preset.empty() ? "workspace-write" : o.preset, ctx)
+          : LoadPolicyFile(o.policy_file, ctx);
+  if (!policy.ok()) {
+    Say(std::string(policy.status().message()));
+    return kExitKlaunchFailed;
+  }
+  if (o.audit) policy->mode = Mode::kAudit;
+
+  const std::string base = StateBase();
+  absl::StatusOr<std::string> run_dir = MakeRunDir(base);
+  if (!run_dir.ok()) {
+    Say(std::string(run_dir.status().message()));
+    return kExitKlaunchFailed;
+  }
+  const std::string log = o.log_file.empty() ? *run_dir + "/audit.jsonl"
+                                             : AbsolutePath(o.log_file);
+  {
+    int fd = open(log.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) {
+      Say(absl::StrCat("cannot write the audit log ", log, ": ",
+                       strerror(errno)));
+      return kExitKlaunchFailed;
+    }
+    close(fd);
+  }
+  DenyOwnFiles(&*policy, {base, log});
+  absl::StatusOr<Engine> engine = Engine::Create(*policy);
+  if (!engine.ok()) {
+    Say(std::string(engine.status().message()));
+    return kExitKlaunchFailed;
+  }
+  const std::string effective = *run_dir + "/policy.toml";
+  if (absl::Status s = WriteFile(effective, EffectiveToml(*policy)); !s.ok()) {
+    Say(std::string(s.message()));
+    return kExitKlaunchFailed;
+  }
+  absl::StatusOr<std::string> shim = FindShim();
+  if (!shim.ok()) {
+    Say(std::string(shim.status().message()));
+    return kExitKlaunchFailed;
+  }
+
+  // The program's environment: what the policy keeps and sets, then the
+  // shim's configuration, with the shim first in LD_PRELOAD.
+  std::vector<std::string> current;
+  for (char** e = environ; *e != nullptr; ++e) current.emplace_back(*e);
+  std::vector<std::string> env;
+  std::string kept_preload;
+  for (std::string& var : BuildEnvironment(*policy, current)) {
+    if (var.rfind("LD_PRELOAD=", 0) == 0) {
+      kept_preload = var.substr(11);
+    } else if (var.rfind("KLAUNCH_", 0) != 0) {
+      env.push_back(std::move(var));
+    }
+  }
+  env.push_back("LD_PRELOAD=" + *shim +
+                (kept_preload.empty() ? "" : ":" + kept_preload));
+  env.push_back("KLAUNCH_SHIM=" + *shim);
+  env.push_back("KLAUNCH_POLICY_FILE=" + effective);
+  env.push_back("KLAUNCH_AUDIT_LOG=" + log);
+  if (o.verbose) env.push_back("KLAUNCH_VERBOSE=1");
+
+  const std::string program = FindInPath(o.command[0], GetVar(env, "PATH"));
+  if (program.empty()) {
+    const int err = errno;
+    Say(absl::StrCat(o.command[0], ": ",
+                     err == ENOENT ? "command not found" : strerror(err)));
+    return err == ENOENT ? kExitNotFound : kExitCannotRun;
+  }
+  if (!AllowProgram(*engine, program, o.command, log)) {
+    return kExitCannotRun;
+  }
+
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  InstallForwarding();
+  int report[2];
+  if (pipe2(report, O_CLOEXEC) != 0) {
+    Say(absl::StrCat("pipe: ", strerror(errno)));
+    return kExitKlaunchFailed;
+  }
+  std::vector<char*> argv, envp;
+  for (const std::string& a : o.command) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  for (const std::string& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+
+  const pid_t child = fork();
+  if (child < 0) {
+    Say(absl::StrCat("fork: ", strerror(errno)));
+    return kExitKlaunchFailed;
+  }
+  if (child == 0) {
+    close(report[0]);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) signal(sig, SIG_DFL);
+    execve(program.c_str(), argv.data(), envp.data());
+    const int err = errno;
+    ssize_t ignored = write(report[1], &err, sizeof(err));
+    (void)ignored;
+    _exit(kExitCannotRun);
+  }
+  g_child = child;
+  close(report[1]);
+  int exec_errno = 0;
+  ssize_t got;
+  do {
+    got = read(report[0], &exec_errno, sizeof(exec_errno));
+  } while (got < 0 && errno == EINTR);
+  close(report[0]);
+
+  int status = 0;
+  while (true) {
+    pid_t r = waitpid(-1, &status, 0);
+    if (r == child) break;
+    if (r < 0 && errno != EINTR) {
+      status = 0;
+      break;
+    }
+  }
+  g_child = 0;
+  if (!o.keep_orphans) EndOrphans();
+
+  if (got == sizeof(exec_errno)) {
+    Say(absl::StrCat(o.command[0], ": ", strerror(exec_errno)));
+    return exec_errno == ENOENT ? kExitNotFound : kExitCannotRun;
+  }
+  if (!o.quiet) {
+    const std::string summary = Summarize(log, engine->audit(), o.verbose);
+    std::fputs(summary.c_str(), stderr);
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return kExitKlaunchFailed;
+}
+
+}  // namespace klaunch

@@ -118,6 +118,10 @@ std::string FormatAuditLine(const AuditEvent& e) {
     absl::StrAppend(&out, ",\"", name, "\":");
     AppendString(&out, *value);
   }
+  if (!e.command.empty()) {
+    out += ",\"command\":";
+    AppendString(&out, e.command);
+  }
   out += "}\n";
   return out;
 }
@@ -147,6 +151,7 @@ std::optional<AuditEvent> ParseAuditLine(absl::string_view line) {
     else if (key == "rule") e.rule = value;
     else if (key == "message") e.message = value;
     else if (key == "layer") e.layer = value;
+    else if (key == "command") e.command = value;
   }
   if (!r.AtEnd()) return std::nullopt;
   return e;

@@ -5,6 +5,8 @@
 //    "rule":"filesystem.unlisted","message":"read of /etc/shadow refused: ...",
 //    "layer":"shim"}
 //
+// An exec's record also has "command": the command line the rules judged.
+//
 // `verdict` is "deny" (enforced) or "would_deny" (audit mode); `layer` says
 // which layer decided ("shim", "launcher", later "seccomp"). This module
 // formats and reads lines; writing them (one write on an O_APPEND file, so
@@ -25,12 +27,13 @@ struct AuditEvent {
   long pid = 0;
   std::string exe;
   std::string op;      // the call: "open", "execve", "connect", ...
-  std::string target;  // the path, command line or host:port judged
+  std::string target;  // the path, executable or host:port judged
   std::string access;  // "read", "write", "exec", "stat", "connect"
   std::string verdict;
   std::string rule;
   std::string message;
   std::string layer;
+  std::string command;  // for an exec: the command line judged
 };
 
 // The line, newline included.

@@ -15,7 +15,7 @@ TEST(Audit, ALineIsOneJsonObjectOnOneLine) {
   const std::string line = FormatAuditLine(Sample());
   EXPECT_EQ(line.find('\n'), line.size() - 1);
   EXPECT_EQ(line.front(), '{');
-  EXPECT_NE(line.find("\"target\":\"/tmp/a \\\"quoted\\\"\\\\\\n\\u0001\""),
+  EXPECT_NE(line.find("\"target\":\"/tmp/a \\\"quoted\\\"\\\\\\u000a\\u0001\""),
             std::string::npos)
       << line;
 }

@@ -9,6 +9,7 @@
 #include "launcher/explain_command.h"
 #include "launcher/options.h"
 #include "launcher/run_command.h"
+#include "launcher/suggest.h"
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
@@ -28,6 +29,9 @@ int main(int argc, char** argv) {
   if (first == "check") return klaunch::RunCheck(argc - 2, argv + 2);
   if (first == "explain") {
     return klaunch::RunExplain({args.begin() + 1, args.end()});
+  }
+  if (first == "suggest") {
+    return klaunch::RunSuggest({args.begin() + 1, args.end()});
   }
   absl::StatusOr<klaunch::RunOptions> options = klaunch::ParseRunOptions(args);
   if (!options.ok()) {

@@ -161,7 +161,8 @@ bool AllowProgram(const Engine& engine, const std::string& program,
   FormatAuditTime(when, sizeof(when));
   AppendEvent(log, AuditEvent{when, getpid(), "klaunch", "execve", named,
                               "exec", engine.audit() ? "would_deny" : "deny",
-                              std::string(d.rule), d.message, "launcher"});
+                              std::string(d.rule), d.message, "launcher",
+                              CommandLineText(named, argv)});
   if (engine.audit()) return true;
   Say(d.message);  // the reason for exit 126, so printed even with --quiet
   return false;

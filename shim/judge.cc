@@ -22,7 +22,7 @@ namespace {
 // --- the audit record -------------------------------------------------------
 
 void Record(const char* op, const char* target, const char* access,
-            const Decision& d, bool audit) {
+            const Decision& d, bool audit, const std::string& command = {}) {
   const Config& c = GetConfig();
   if (!c.audit_log.empty()) {
     char when[64];
@@ -30,7 +30,7 @@ void Record(const char* op, const char* target, const char* access,
     const std::string line = FormatAuditLine(AuditEvent{
         when, sys(SYS_getpid), c.exe, op, target, access,
         audit ? "would_deny" : "deny", std::string(d.rule), d.message,
-        "shim"});
+        "shim", command});
     // One write on an O_APPEND descriptor: concurrent processes never
     // interleave inside a line.
     long fd = sys_openat(AT_FDCWD, c.audit_log.c_str(),
@@ -50,13 +50,13 @@ void Record(const char* op, const char* target, const char* access,
 
 // Applies a decision: true when the call may go on.
 bool Apply(const char* op, const char* target, const char* access,
-           Decision d) {
+           Decision d, const std::string& command = {}) {
   if (d.verdict == Verdict::kAllow) return true;
   if (d.verdict == Verdict::kAsk) {
     d.message += " (asking needs klaunch --ask and a terminal)";
   }
   const bool audit = GetConfig().engine->audit();
-  Record(op, target, access, d, audit);
+  Record(op, target, access, d, audit, command);
   if (audit) return true;
   errno = EACCES;
   return false;
@@ -140,21 +140,22 @@ bool AllowCommand(const char* op, const char* named, const char* target,
                   char* const argv[]) {
   const Config& c = GetConfig();
   if (c.engine == nullptr) return NoEngine(op, named);
-  absl::string_view args[256];
+  absl::string_view small[256];
   size_t n = 0;
   std::vector<absl::string_view> many;
   if (argv != nullptr) {
     while (argv[n] != nullptr) ++n;
   }
-  absl::string_view* view = args;
+  absl::string_view* view = small;
   if (n > 256) {
     many.resize(n);
     view = many.data();
   }
   for (size_t i = 0; i < n; ++i) view[i] = argv[i];
-  return Apply(op, named, "exec",
-               c.engine->CheckCommand(named, absl::MakeConstSpan(view, n),
-                                      target));
+  const auto args = absl::MakeConstSpan(view, n);
+  Decision d = c.engine->CheckCommand(named, args, target);
+  if (d.allowed()) return true;
+  return Apply(op, named, "exec", std::move(d), CommandLineText(named, args));
 }
 
 bool AllowInet(const char* op, const sockaddr* addr, unsigned len) {
@@ -185,10 +186,16 @@ bool AllowInet(const char* op, const sockaddr* addr, unsigned len) {
     if (c.engine->CheckConnect(ip, port, names[i]).allowed()) return true;
   }
   Decision d = c.engine->CheckConnect(ip, port, found ? names[0] : "");
+  // Named by the host the program asked for when there is one, as a rule
+  // would name it.
   char target[320];
   const std::string a = ip.ToString();
-  std::snprintf(target, sizeof(target), ip.v6 ? "[%s]:%u" : "%s:%u", a.c_str(),
-                port);
+  if (found) {
+    std::snprintf(target, sizeof(target), "%s:%u", names[0], port);
+  } else {
+    std::snprintf(target, sizeof(target), ip.v6 ? "[%s]:%u" : "%s:%u",
+                  a.c_str(), port);
+  }
   return Apply(op, target, "connect", std::move(d));
 }
 

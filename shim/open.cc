@@ -42,6 +42,19 @@ int Fail(long err) {
   return -1;
 }
 
+// The descriptor a native open would have returned is the lowest free one,
+// which the pinning descriptor holds: move the opened file onto it.
+int TakeLowest(long fd, int* pinned, int flags) {
+  if (fd < 0 || *pinned < 0 || *pinned > fd) return static_cast<int>(Ret(fd));
+  if (sys(SYS_dup3, fd, *pinned, flags & O_CLOEXEC) < 0) {
+    return static_cast<int>(fd);
+  }
+  sys_close(fd);
+  const int lowest = *pinned;
+  *pinned = -1;  // now the opened file: no longer the pin's to close
+  return lowest;
+}
+
 int OpenForWrite(const char* op, int dirfd, const char* path, int flags,
                  mode_t mode, const Scope& scope, int depth) {
   const bool excl = (flags & O_CREAT) && (flags & O_EXCL);
@@ -59,8 +72,10 @@ int OpenForWrite(const char* op, int dirfd, const char* path, int flags,
         }
       }
       scope.RestoreErrno();
-      return static_cast<int>(Ret(sys_openat(
-          AT_FDCWD, obj.proc, flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW), mode)));
+      return TakeLowest(
+          sys_openat(AT_FDCWD, obj.proc,
+                     flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW), mode),
+          &obj.fd, flags);
     }
     if (r != -ENOENT || !(flags & O_CREAT)) {
       if (!AllowMissing(op, Access::kWrite, dirfd, path)) return -1;
@@ -90,8 +105,8 @@ int OpenForWrite(const char* op, int dirfd, const char* path, int flags,
   if (!AllowPath(op, Access::kWrite, parent.path)) return -1;
   scope.RestoreErrno();
   // O_NOFOLLOW: a symlink raced in after the judgement fails, not followed.
-  return static_cast<int>(
-      Ret(sys_openat(parent.fd, parent.last, flags | O_NOFOLLOW, mode)));
+  return TakeLowest(sys_openat(parent.fd, parent.last, flags | O_NOFOLLOW, mode),
+                    &parent.fd, flags);
 }
 
 mode_t ModeOf(int flags, va_list ap) {
@@ -227,7 +242,8 @@ int OpenAt(const char* op, int dirfd, const char* path, int flags,
     }
     if (!AllowPath(op, Access::kWrite, dir.path)) return -1;
     scope.RestoreErrno();
-    return static_cast<int>(Ret(sys_openat(AT_FDCWD, dir.proc, flags, mode)));
+    return TakeLowest(sys_openat(AT_FDCWD, dir.proc, flags, mode), &dir.fd,
+                      flags);
   }
   return OpenForWrite(op, dirfd, path, flags, mode, scope, 0);
 }

@@ -24,6 +24,9 @@ void Join(const char* dir, const char* name, char* out, size_t size) {
 
 }  // namespace
 
+void ApproximatePathAt(int dirfd, const char* path, char* out, size_t size,
+                       int depth);
+
 void ProcFdPath(int fd, char* out, size_t size) {
   std::snprintf(out, size, "/proc/self/fd/%d", fd);
 }
@@ -113,8 +116,23 @@ int PinParent(int dirfd, const char* path, PinnedParent* out) {
 }
 
 void ApproximatePath(int dirfd, const char* path, char* out, size_t size) {
+  ApproximatePathAt(dirfd, path, out, size, 0);
+}
+
+void ApproximatePathAt(int dirfd, const char* path, char* out, size_t size,
+                       int depth) {
   PinnedParent parent;
   if (PinParent(dirfd, path, &parent) == 0) {
+    // A dangling symlink names where it points, as following it would.
+    char target[kPathMax];
+    long n = depth < 8 ? sys_readlinkat(parent.fd, parent.last, target,
+                                        sizeof(target) - 1)
+                       : -1;
+    if (n > 0) {
+      target[n] = '\0';
+      ApproximatePathAt(parent.fd, target, out, size, depth + 1);
+      return;
+    }
     std::snprintf(out, size, "%s", parent.path);
     return;
   }

@@ -1,0 +1,249 @@
+#include "launcher/suggest.h"
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "core/effective.h"
+#include "core/loader.h"
+#include "core/path.h"
+
+namespace klaunch {
+namespace {
+
+struct Suggestion {
+  std::string value;
+  int events = 0;
+};
+
+std::string Parent(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+int Depth(const std::string& path) {
+  return path == "/" ? 0 : static_cast<int>(std::count(path.begin(), path.end(), '/'));
+}
+
+// Files, collapsed into their directory where three or more share one that
+// is at least two levels deep.
+std::vector<Suggestion> CollapsePaths(const std::map<std::string, int>& paths) {
+  std::map<std::string, std::vector<std::string>> by_dir;
+  for (const auto& [path, n] : paths) by_dir[Parent(path)].push_back(path);
+  std::vector<Suggestion> out;
+  for (const auto& [dir, files] : by_dir) {
+    if (files.size() >= 3 && Depth(dir) >= 2) {
+      int n = 0;
+      for (const std::string& f : files) n += paths.at(f);
+      out.push_back({dir, n});
+    } else {
+      for (const std::string& f : files) out.push_back({f, paths.at(f)});
+    }
+  }
+  // A directory suggested may already cover files suggested on their own.
+  std::vector<Suggestion> kept;
+  for (const Suggestion& s : out) {
+    bool covered = false;
+    for (const Suggestion& other : out) {
+      if (&other != &s && other.value != s.value &&
+          PathIsWithin(s.value, other.value)) {
+        covered = true;
+      }
+    }
+    if (!covered) kept.push_back(s);
+  }
+  return kept;
+}
+
+// One glob over the command lines a program was refused with.
+std::vector<Suggestion> CollapseCommands(
+    const std::map<std::string, std::map<std::string, int>>& by_program) {
+  std::vector<Suggestion> out;
+  for (const auto& [program, lines] : by_program) {
+    int n = 0;
+    for (const auto& [line, count] : lines) n += count;
+    if (lines.size() == 1) {
+      out.push_back({lines.begin()->first, n});
+      continue;
+    }
+    std::set<std::string> second;
+    for (const auto& [line, count] : lines) {
+      std::vector<std::string> words = absl::StrSplit(line, ' ');
+      second.insert(words.size() > 1 ? words[1] : "");
+    }
+    if (second.size() == 1 && !second.begin()->empty() &&
+        second.begin()->find('*') == std::string::npos) {
+      out.push_back({absl::StrCat(program, " ", *second.begin(), " *"), n});
+    } else {
+      out.push_back({absl::StrCat(program, " *"), n});
+    }
+  }
+  return out;
+}
+
+void AppendList(std::string* out, const std::string& name,
+                const std::vector<Entry>& kept,
+                const std::vector<Suggestion>& added) {
+  if (kept.empty() && added.empty()) return;
+  absl::StrAppend(out, name, " = [\n");
+  for (const Entry& e : kept) {
+    if (e.preset.empty()) absl::StrAppend(out, "  ", TomlQuote(e.value), ",\n");
+  }
+  for (const Suggestion& s : added) {
+    absl::StrAppend(out, "  ", TomlQuote(s.value), ",  # covers ", s.events,
+                    s.events == 1 ? " event\n" : " events\n");
+  }
+  absl::StrAppend(out, "]\n");
+}
+
+bool IsUser(const std::vector<Entry>& entries) {
+  for (const Entry& e : entries) {
+    if (e.preset.empty()) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string SuggestPolicy(const Policy& base,
+                          const std::vector<AuditEvent>& events) {
+  std::map<std::string, int> reads, writes, connects;
+  std::map<std::string, std::map<std::string, int>> commands;
+  std::map<std::string, int> kept_denials;
+  int abstract = 0;
+  for (const AuditEvent& e : events) {
+    if (e.verdict != "deny" && e.verdict != "would_deny") continue;
+    if (absl::StartsWith(e.rule, "filesystem.deny") ||
+        absl::StartsWith(e.rule, "commands.deny")) {
+      ++kept_denials[absl::StrCat(e.target, " (", e.rule, ")")];
+      continue;
+    }
+    if (e.rule == "network.unix_abstract") {
+      ++abstract;
+    } else if (e.access == "connect") {
+      ++connects[e.target];
+    } else if (e.access == "exec" && absl::StartsWith(e.rule, "commands.")) {
+      // A program the rules named by bare name but that lies in a writable
+      // root is named by its path instead.
+      std::string line =
+          e.command.empty() ? std::string(Basename(e.target)) : e.command;
+      if (absl::StrContains(e.message, "lies in a writable root")) {
+        const size_t space = line.find(' ');
+        line = e.target + (space == std::string::npos ? "" : line.substr(space));
+      }
+      const std::string program = line.substr(0, line.find(' '));
+      ++commands[program][line];
+    } else if (e.access == "write") {
+      ++writes[e.target];
+    } else if (!e.target.empty() && e.target[0] == '/') {
+      ++reads[e.target];  // read, exec, stat
+    }
+  }
+  // A path both read and written needs only the write entry.
+  for (const auto& [path, n] : writes) reads.erase(path);
+
+  std::string out =
+      "# Suggested by klaunch suggest from an audit log: the base policy plus\n"
+      "# the narrowest entries that admit what was refused. Review it.\n"
+      "version = 1\n";
+  absl::StrAppend(&out, "extends = ", TomlQuote(base.base), "\n");
+  absl::StrAppend(&out, "\n[filesystem]\nworkspace = ",
+                  TomlQuote(base.filesystem.workspace.value), "\n");
+  AppendList(&out, "read", base.filesystem.read, CollapsePaths(reads));
+  AppendList(&out, "write", base.filesystem.write, CollapsePaths(writes));
+  if (IsUser(base.filesystem.deny)) {
+    AppendList(&out, "deny", base.filesystem.deny, {});
+  }
+  std::vector<Suggestion> command_suggestions = CollapseCommands(commands);
+  out += "\n[commands]\n";
+  AppendList(&out, "allow_prefixes", base.commands.allow_prefixes, {});
+  AppendList(&out, "allow", base.commands.allow, command_suggestions);
+  AppendList(&out, "allow_patterns", base.commands.allow_patterns, {});
+  AppendList(&out, "deny", base.commands.deny, {});
+  absl::StrAppend(&out, "unlisted = ",
+                  TomlQuote(UnlistedName(base.commands.unlisted)), "\n");
+  std::vector<Suggestion> net;
+  for (const auto& [target, n] : connects) net.push_back({target, n});
+  out += "\n[network]\n";
+  AppendList(&out, "allow", base.network.allow, net);
+  if (abstract > 0 || base.network.unix_abstract) {
+    absl::StrAppend(&out, "unix_abstract = true",
+                    abstract ? absl::StrCat("  # covers ", abstract, " events")
+                             : "",
+                    "\n");
+  }
+  if (IsUser(base.env.keep) || !base.env.set.empty()) {
+    out += "\n[env]\n";
+    AppendList(&out, "keep", base.env.keep, {});
+    if (!base.env.set.empty()) {
+      out += "set = {";
+      for (size_t i = 0; i < base.env.set.size(); ++i) {
+        absl::StrAppend(&out, i ? ", " : " ", TomlQuote(base.env.set[i].first),
+                        " = ", TomlQuote(base.env.set[i].second));
+      }
+      out += " }\n";
+    }
+  }
+  if (!kept_denials.empty()) {
+    out += "\n# Refused by deny entries, which this suggestion does not undo:\n";
+    for (const auto& [what, n] : kept_denials) {
+      absl::StrAppend(&out, "#   ", what, " x", n, "\n");
+    }
+  }
+  return out;
+}
+
+int RunSuggest(const std::vector<std::string>& args) {
+  std::string log, base_file;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--base" && i + 1 < args.size()) {
+      base_file = args[++i];
+    } else if (log.empty() && !args[i].empty() && args[i][0] != '-') {
+      log = args[i];
+    } else {
+      std::fprintf(stderr, "klaunch suggest: unexpected '%s'\nusage: klaunch "
+                   "suggest AUDIT.jsonl [--base FILE]\n", args[i].c_str());
+      return 2;
+    }
+  }
+  if (log.empty()) {
+    std::fprintf(stderr, "usage: klaunch suggest AUDIT.jsonl [--base FILE]\n");
+    return 2;
+  }
+  std::ifstream in(log);
+  if (!in) {
+    std::fprintf(stderr, "klaunch: %s: cannot read the audit log\n", log.c_str());
+    return 2;
+  }
+  std::vector<AuditEvent> events;
+  int line_no = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++line_no;
+    if (line.empty()) continue;
+    std::optional<AuditEvent> e = ParseAuditLine(line);
+    if (!e) {
+      std::fprintf(stderr, "klaunch: %s:%d: not an audit record\n", log.c_str(),
+                   line_no);
+      return 2;
+    }
+    events.push_back(*std::move(e));
+  }
+  const LoadContext ctx = CurrentLoadContext();
+  absl::StatusOr<Policy> base = base_file.empty()
+                                    ? PresetPolicy("workspace-write", ctx)
+                                    : LoadPolicyFile(base_file, ctx);
+  if (!base.ok()) {
+    std::fprintf(stderr, "klaunch: %s\n",
+                 std::string(base.status().message()).c_str());
+    return 2;
+  }
+  std::fputs(SuggestPolicy(*base, events).c_str(), stdout);
+  return 0;
+}
+
+}  // namespace klaunch

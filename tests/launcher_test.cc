@@ -1,0 +1,402 @@
+// The real klaunch binary running real programs: exit statuses, signals,
+// orphans, the environment, audit against enforce, suggest, the examples.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/run_process.h"
+
+namespace klaunch::testing {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using ::testing::StartsWith;
+
+// A workspace with its own state directory, so runs leave nothing in $HOME.
+class Launcher {
+ public:
+  Launcher() {
+    RunProcess({"/bin/mkdir", "-p", dir_.Path("ws"), dir_.Path("state")});
+  }
+  std::string ws() const { return dir_.Path("ws"); }
+  std::string Path(const std::string& n) const { return dir_.Path(n); }
+  std::string Write(const std::string& n, const std::string& t) const {
+    return dir_.Write(n, t);
+  }
+  std::vector<std::string> Env() const {
+    return {"PATH=/usr/bin:/bin", "HOME=" + dir_.path(), "LANG=C.UTF-8",
+            "XDG_STATE_HOME=" + dir_.Path("state")};
+  }
+  ProcessResult Run(const std::vector<std::string>& args,
+                    std::vector<std::string> extra_env = {}) const {
+    std::vector<std::string> argv = {RequiredEnv("KLAUNCH_BIN")};
+    argv.insert(argv.end(), args.begin(), args.end());
+    ProcessOptions o;
+    o.cwd = ws();
+    o.env = Env();
+    for (auto& e : extra_env) o.env->push_back(e);
+    return RunProcess(argv, o);
+  }
+
+ private:
+  TempDir dir_;
+};
+
+int CountLines(const std::string& path) {
+  std::ifstream in(path);
+  int n = 0;
+  for (std::string line; std::getline(in, line);) n += !line.empty();
+  return n;
+}
+
+TEST(Launcher, TheProgramsExitStatusIsKlaunchs) {
+  Launcher l;
+  EXPECT_EQ(l.Run({"--", "/bin/true"}).exit_code, 0);
+  EXPECT_EQ(l.Run({"--", "/bin/sh", "-c", "exit 3"}).exit_code, 3);
+}
+
+TEST(Launcher, AProgramKilledBySignalNGivesStatus128PlusN) {
+  Launcher l;
+  EXPECT_EQ(l.Run({"--", "/bin/sh", "-c", "kill -9 $$"}).exit_code, 137);
+  EXPECT_EQ(l.Run({"--", "/bin/sh", "-c", "kill -TERM $$"}).exit_code, 143);
+}
+
+TEST(Launcher, ABadPolicyIs125AndNeverStartsTheProgram) {
+  Launcher l;
+  const std::string bad = l.Write("bad.toml", "[filesystem]\nraed = []\n");
+  const std::string marker = l.Path("ws/started");
+  ProcessResult r =
+      l.Run({"--policy", bad, "--", "/usr/bin/touch", marker});
+  EXPECT_EQ(r.exit_code, 125);
+  EXPECT_THAT(r.err, HasSubstr("bad.toml:2:1: unknown key 'filesystem.raed'"));
+  EXPECT_FALSE(Exists(marker));
+  ProcessResult missing = l.Run({"--policy", l.Path("nope.toml"), "--", "/usr/bin/touch", marker});
+  EXPECT_EQ(missing.exit_code, 125);
+  EXPECT_THAT(missing.err, HasSubstr("nope.toml: cannot open the policy"));
+  EXPECT_FALSE(Exists(marker));
+}
+
+TEST(Launcher, ABadOptionIs125WithTheOptionNamed) {
+  Launcher l;
+  ProcessResult r = l.Run({"--polcy", "x", "--", "/bin/true"});
+  EXPECT_EQ(r.exit_code, 125);
+  EXPECT_THAT(r.err, HasSubstr("unknown option '--polcy'"));
+}
+
+TEST(Launcher, AMissingProgramIs127AndAnUnexecutableOneIs126) {
+  Launcher l;
+  ProcessResult missing = l.Run({"--", "no-such-program-xyz"});
+  EXPECT_EQ(missing.exit_code, 127);
+  EXPECT_THAT(missing.err, HasSubstr("no-such-program-xyz: command not found"));
+  const std::string plain = l.Write("ws/plain.txt", "not a program\n");
+  ProcessResult cannot = l.Run({"--", plain});
+  EXPECT_EQ(cannot.exit_code, 126);
+  EXPECT_THAT(cannot.err, HasSubstr("plain.txt"));
+}
+
+TEST(Launcher, AProgramThePolicyRefusesIs126WithTheReason) {
+  Launcher l;
+  const std::string policy = l.Write(
+      "p.toml", "[commands]\nallow = [\"sh *\"]\n");
+  const std::string marker = l.Path("ws/ran");
+  ProcessResult r = l.Run({"--policy", policy, "--", "/usr/bin/touch", marker});
+  EXPECT_EQ(r.exit_code, 126);
+  EXPECT_THAT(r.err, HasSubstr("exec of `touch " + marker + "`"));
+  EXPECT_THAT(r.err, HasSubstr("commands.allow"));
+  EXPECT_FALSE(Exists(marker));
+}
+
+TEST(Launcher, AMissingShimIs125) {
+  Launcher l;
+  // klaunch alone, away from the build tree: no shim beside it.
+  const std::string lone = l.Path("bin/klaunch");
+  RunProcess({"/bin/mkdir", "-p", l.Path("bin")});
+  RunProcess({"/bin/cp", RequiredEnv("KLAUNCH_BIN"), lone});
+  ProcessOptions o;
+  o.cwd = l.ws();
+  o.env = l.Env();
+  ProcessResult r = RunProcess({lone, "--", "/bin/true"}, o);
+  EXPECT_EQ(r.exit_code, 125);
+  EXPECT_THAT(r.err, HasSubstr("libklaunch-shim.so is missing"));
+}
+
+TEST(Launcher, TheEnvironmentHoldsOnlyWhatThePolicyKeepsOrSets) {
+  Launcher l;
+  const std::string policy = l.Write(
+      "p.toml", "[env]\nset = { KL_SET = \"yes\" }\n");
+  ProcessResult r = l.Run({"--policy", policy, "--", "/usr/bin/env"},
+                          {"AWS_SECRET_ACCESS_KEY=leak", "TERM=xterm"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("KL_SET=yes\n"));
+  EXPECT_THAT(r.out, HasSubstr("TERM=xterm\n"));
+  EXPECT_THAT(r.out, Not(HasSubstr("AWS_SECRET_ACCESS_KEY")));
+  EXPECT_THAT(r.out, HasSubstr("LD_PRELOAD="));
+}
+
+// The test's own directory is under /tmp, which workspace-write opens; this
+// policy keeps everything outside the workspace closed.
+constexpr char kClosed[] =
+    "extends = \"read-only\"\n[filesystem]\nworkspace_writable = true\n";
+
+TEST(Launcher, ARefusalIsSummarisedWithTheAuditLogsPath) {
+  Launcher l;
+  const std::string secret = l.Write("secret", "s3cret\n");
+  const std::string policy = l.Write("p.toml", kClosed);
+  ProcessResult r = l.Run({"--policy", policy, "--", "/bin/cat", secret});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.out, Not(HasSubstr("s3cret")));
+  EXPECT_THAT(r.err, HasSubstr("klaunch: 1 call refused (read 1)"));
+  EXPECT_THAT(r.err, HasSubstr(secret));
+  EXPECT_THAT(r.err, HasSubstr("klaunch: audit log: " + l.Path("state/klaunch/runs/")));
+}
+
+TEST(Launcher, QuietSaysNothingAndVerboseNamesEachRefusal) {
+  Launcher l;
+  const std::string secret = l.Write("secret", "x\n");
+  const std::string policy = l.Write("p.toml", kClosed);
+  ProcessResult quiet =
+      l.Run({"--quiet", "--policy", policy, "--", "/bin/cat", secret});
+  EXPECT_EQ(quiet.exit_code, 1);
+  EXPECT_THAT(quiet.err, Not(HasSubstr("klaunch:")));
+  ProcessResult verbose =
+      l.Run({"--verbose", "--policy", policy, "--", "/bin/cat", secret});
+  EXPECT_THAT(verbose.err,
+              HasSubstr("klaunch: read of " + secret +
+                        " refused: no rule admits it; add \"" + secret +
+                        "\" to filesystem.read to allow it"));
+  ProcessResult clean = l.Run({"--", "/bin/true"});
+  EXPECT_EQ(clean.err, "") << "nothing refused, nothing said";
+}
+
+TEST(Launcher, TheProgramCannotReadOrForgeItsOwnAuditLog) {
+  Launcher l;
+  const std::string log = l.Path("ws/audit.jsonl");
+  ProcessResult r = l.Run({"--log", log, "--", "/bin/sh", "-c",
+                           "cat /etc/shadow; echo forged >> " + log + "; cat " + log});
+  EXPECT_THAT(r.out, Not(HasSubstr("forged")));
+  EXPECT_THAT(ReadFile(log), Not(HasSubstr("forged")));
+  EXPECT_THAT(ReadFile(log), HasSubstr("\"target\":\"/etc/shadow\""));
+}
+
+TEST(Launcher, SignalsSentToKlaunchReachTheProgram) {
+  Launcher l;
+  const std::string marker = l.Path("ws/got-term");
+  ProcessOptions o;
+  o.cwd = l.ws();
+  o.env = l.Env();
+  std::vector<std::string> argv = {
+      RequiredEnv("KLAUNCH_BIN"), "--", "/bin/sh", "-c",
+      "trap 'echo TERM > " + marker + "; exit 7' TERM; echo ready; "
+      "while :; do sleep 0.05; done"};
+  // Start klaunch ourselves so we can signal it.
+  int out[2];
+  ASSERT_EQ(pipe(out), 0);
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(out[1], 1);
+    close(out[0]);
+    std::vector<char*> a, e;
+    for (auto& s : argv) a.push_back(s.data());
+    a.push_back(nullptr);
+    for (auto& s : *o.env) e.push_back(s.data());
+    e.push_back(nullptr);
+    if (chdir(o.cwd.c_str()) != 0) _exit(99);
+    execve(a[0], a.data(), e.data());
+    _exit(98);
+  }
+  close(out[1]);
+  char buf[16];
+  ASSERT_GT(read(out[0], buf, sizeof(buf)), 0);  // "ready"
+  kill(pid, SIGTERM);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  close(out[0]);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 7);
+  EXPECT_EQ(ReadFile(marker), "TERM\n");
+}
+
+TEST(Launcher, DescendantsThatOutliveTheProgramAreEndedUnlessKept) {
+  Launcher l;
+  const std::string pidfile = l.Path("ws/orphan.pid");
+  const std::string script =
+      "(setsid sh -c 'echo $$ > " + pidfile +
+      "; exec sleep 300 </dev/null >/dev/null 2>&1' &) ; "
+      "while [ ! -s " + pidfile + " ]; do sleep 0.02; done";
+  ProcessResult r = l.Run({"--", "/bin/sh", "-c", script});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const pid_t orphan = std::stoi(ReadFile(pidfile));
+  EXPECT_NE(kill(orphan, 0), 0) << "the orphan outlived klaunch";
+
+  RunProcess({"/bin/rm", "-f", pidfile});
+  ProcessResult kept = l.Run({"--keep-orphans", "--", "/bin/sh", "-c", script});
+  ASSERT_EQ(kept.exit_code, 0) << kept.err;
+  const pid_t survivor = std::stoi(ReadFile(pidfile));
+  EXPECT_EQ(kill(survivor, 0), 0) << "--keep-orphans ended the orphan";
+  kill(survivor, SIGKILL);
+}
+
+TEST(Launcher, AuditModePerformsWhatEnforceRefusesAndLogsTheSameTargets) {
+  Launcher l;
+  const std::string policy = l.Write(
+      "p.toml", std::string(kClosed) +
+                    "[commands]\nallow = [\"sh *\", \"cat *\"]\n");
+  const std::string out_file = l.Path("outside.txt");
+  const std::string cmd = "cat /etc/shadow > /dev/null; echo hi > " + out_file +
+                          "; /usr/bin/id -u > /dev/null; true";
+  const std::string enforce_log = l.Path("enforce.jsonl");
+  const std::string audit_log = l.Path("audit.jsonl");
+  ProcessResult e = l.Run({"--policy", policy, "--log", enforce_log, "--",
+                           "/bin/sh", "-c", cmd});
+  EXPECT_FALSE(Exists(out_file));
+  ProcessResult a = l.Run({"--audit", "--policy", policy, "--log", audit_log,
+                           "--", "/bin/sh", "-c", cmd});
+  EXPECT_EQ(ReadFile(out_file), "hi\n") << "audit mode refuses nothing";
+  auto targets = [](const std::string& log) {
+    std::vector<std::string> out;
+    std::ifstream in(log);
+    for (std::string line; std::getline(in, line);) {
+      size_t t = line.find("\"target\":\"");
+      size_t r = line.find("\"rule\":\"");
+      if (t == std::string::npos || r == std::string::npos) continue;
+      t += 10;
+      r += 8;
+      out.push_back(line.substr(t, line.find('"', t) - t) + " " +
+                    line.substr(r, line.find('"', r) - r));
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  EXPECT_EQ(targets(enforce_log), targets(audit_log));
+  EXPECT_EQ(targets(enforce_log).size(), 3u);
+  EXPECT_THAT(ReadFile(audit_log), HasSubstr("\"verdict\":\"would_deny\""));
+  EXPECT_THAT(ReadFile(audit_log), Not(HasSubstr("\"verdict\":\"deny\"")));
+  EXPECT_THAT(a.err, HasSubstr("would have been refused"));
+}
+
+TEST(Launcher, ASuggestedPolicyLetsTheRecordedRunPassInEnforceMode) {
+  Launcher l;
+  const std::string base = l.Write(
+      "base.toml", std::string(kClosed) + "[commands]\nallow = [\"sh *\"]\n");
+  l.Write("data/a.txt", "a\n");
+  l.Write("data/b.txt", "b\n");
+  l.Write("data/c.txt", "c\n");
+  const std::string cmd = "cat " + l.Path("data/a.txt") + " " +
+                          l.Path("data/b.txt") + " " + l.Path("data/c.txt") +
+                          " && echo out > " + l.Path("made.txt") +
+                          " && /usr/bin/id -u";
+  const std::string log = l.Path("dry.jsonl");
+  ProcessResult dry = l.Run({"--audit", "--policy", base, "--log", log, "--",
+                             "/bin/sh", "-c", cmd});
+  ASSERT_EQ(dry.exit_code, 0) << dry.err;
+  ASSERT_GE(CountLines(log), 5);
+  ProcessResult suggest = l.Run({"suggest", log, "--base", base});
+  ASSERT_EQ(suggest.exit_code, 0) << suggest.err;
+  EXPECT_THAT(suggest.out, HasSubstr(l.Path("data") + "\",  # covers 3 events"));
+  EXPECT_THAT(suggest.out, HasSubstr("\"id -u\",  # covers 1 event"));
+  const std::string learned = l.Write("learned.toml", suggest.out);
+  EXPECT_EQ(l.Run({"check", learned}).exit_code, 0);
+  RunProcess({"/bin/rm", "-f", l.Path("made.txt")});
+  const std::string log2 = l.Path("enforce.jsonl");
+  ProcessResult run = l.Run({"--policy", learned, "--log", log2, "--",
+                             "/bin/sh", "-c", cmd});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(CountLines(log2), 0) << ReadFile(log2);
+  EXPECT_EQ(ReadFile(l.Path("made.txt")), "out\n");
+}
+
+TEST(Launcher, ExplainNamesTheDecisionAndTheRule) {
+  Launcher l;
+  const std::string policy = l.Write(
+      "p.toml",
+      "[filesystem]\ndeny = [\"~/.ssh\"]\n[network]\nallow = [\"127.0.0.1:8080\"]\n");
+  ProcessResult read = l.Run({"explain", "--policy", policy, "--read", "/usr/lib"});
+  EXPECT_EQ(read.exit_code, 0);
+  EXPECT_THAT(read.out, HasSubstr("allow: read of /usr/lib (filesystem.read["));
+  ProcessResult ssh = l.Run({"explain", "--policy", policy, "--read", l.Path(".ssh/id_rsa")});
+  EXPECT_EQ(ssh.exit_code, 1);
+  EXPECT_THAT(ssh.out, HasSubstr("filesystem.deny[0]"));
+  ProcessResult write = l.Run({"explain", "--policy", policy, "--write", "/etc/passwd"});
+  EXPECT_EQ(write.exit_code, 1);
+  EXPECT_THAT(write.out, HasSubstr("add \"/etc/passwd\" to filesystem.write"));
+  ProcessResult net = l.Run({"explain", "--policy", policy, "--connect", "127.0.0.1:8080"});
+  EXPECT_EQ(net.exit_code, 0);
+  EXPECT_THAT(net.out, HasSubstr("network.allow[0]"));
+  ProcessResult exec = l.Run({"explain", "--policy", policy, "--exec", "git status"});
+  EXPECT_EQ(exec.exit_code, 0);
+  EXPECT_THAT(exec.out, HasSubstr("commands.unlisted"));
+}
+
+// Each example policy, exercised by a real program it is meant for.
+struct Example {
+  const char* file;
+  std::vector<std::string> ok;       // runs and exits 0
+  std::vector<std::string> refused;  // a call the example refuses
+};
+
+TEST(PolicyExamples, EachRunsItsProgramAndRefusesWhatItShould) {
+  const std::string dir = RequiredEnv("KLAUNCH_EXAMPLES");
+  const std::string ssh_read = "cat \"$HOME/.ssh/id_rsa\"";
+  const std::vector<Example> examples = {
+      {"python-agent.toml",
+       {"/usr/bin/python3", "-c",
+        "open('notes.txt','w').write('x'); print(open('notes.txt').read())"},
+       {"/bin/sh", "-c", ssh_read}},
+      {"code-reviewer.toml",
+       {"/usr/bin/git", "log", "--oneline"},
+       {"/usr/bin/git", "commit", "--allow-empty", "-m", "x"}},
+      {"pip-venv.toml",
+       {"/usr/bin/python3", "-c", "import venv, json; print('ok')"},
+       {"/usr/bin/python3", "-c", "open('/etc/shadow')"}},
+      {"npm-ci.toml",
+       {"/bin/sh", "-c", "echo ok > package-lock.json"},
+       {"/bin/sh", "-c", "cat \"$HOME/.npmrc\""}},
+      {"git-https.toml",
+       {"/usr/bin/git", "status"},
+       {"/bin/sh", "-c", "true"}},
+      {"audit-everything.toml",
+       {"/bin/cat", "/etc/shadow"},
+       {}},
+  };
+  for (const Example& ex : examples) {
+    SCOPED_TRACE(ex.file);
+    Launcher l;
+    l.Write(".ssh/id_rsa", "KEY\n");
+    l.Write(".npmrc", "//registry.npm.example/:_authToken=T\n");
+    RunProcess({"/usr/bin/git", "init", "-q", l.ws()});
+    RunProcess({"/usr/bin/git", "-C", l.ws(), "-c", "user.name=t", "-c",
+                "user.email=t@example.com", "commit", "-q", "--allow-empty",
+                "-m", "first"});
+    const std::string policy = std::string(dir) + "/" + ex.file;
+    std::vector<std::string> ok = {"--policy", policy, "--"};
+    ok.insert(ok.end(), ex.ok.begin(), ex.ok.end());
+    ProcessResult r = l.Run(ok);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    if (std::string(ex.file) == "audit-everything.toml") {
+      EXPECT_THAT(r.err, HasSubstr("would have been refused"));
+      continue;
+    }
+    EXPECT_THAT(r.err, Not(HasSubstr("refused"))) << r.err;
+    std::vector<std::string> bad = {"--policy", policy, "--"};
+    bad.insert(bad.end(), ex.refused.begin(), ex.refused.end());
+    ProcessResult b = l.Run(bad);
+    EXPECT_NE(b.exit_code, 0) << b.out;
+    EXPECT_THAT(b.err, HasSubstr("refused"));
+    EXPECT_THAT(b.out, Not(HasSubstr("KEY")));
+    EXPECT_THAT(b.out, Not(HasSubstr("_authToken")));
+  }
+}
+
+}  // namespace
+}  // namespace klaunch::testing

@@ -1,0 +1,57 @@
+// Running a real program under the shim for an integration test: writes the
+// policy, turns it into its effective form with the real `klaunch check`,
+// sets the shim's environment by hand (the launcher is not involved) and
+// collects the audit log.
+//
+//   Sandbox box(R"(extends = "workspace-write")");
+//   ProcessResult r = box.Run({"/bin/cat", box.Path("ws/a.txt")});
+//   EXPECT_EQ(box.Refusals().size(), 0u);
+
+#ifndef KLAUNCH_TESTS_SANDBOX_H_
+#define KLAUNCH_TESTS_SANDBOX_H_
+
+#include <string>
+#include <vector>
+
+#include "tests/run_process.h"
+
+namespace klaunch::testing {
+
+class Sandbox {
+ public:
+  // `policy` is TOML; "@WS@" and "@ROOT@" in it are replaced by the
+  // workspace (ROOT/ws, created) and the test's root directory.
+  explicit Sandbox(const std::string& policy);
+
+  const std::string& root() const { return dir_.path(); }
+  std::string ws() const { return dir_.Path("ws"); }
+  std::string Path(const std::string& name) const { return dir_.Path(name); }
+  std::string Write(const std::string& name, const std::string& text) const {
+    return dir_.Write(name, text);
+  }
+
+  // Runs argv with the shim preloaded, in the workspace unless options say
+  // otherwise.
+  ProcessResult Run(const std::vector<std::string>& argv,
+                    ProcessOptions options = {}) const;
+  // The environment Run gives a program (without its other variables).
+  std::vector<std::string> ShimEnv() const;
+
+  // The audit log's lines, and the targets of its refusals.
+  std::vector<std::string> AuditLines() const;
+  std::vector<std::string> RefusedTargets() const;
+
+  // Compiles a C source file into an executable in the root; fails the test
+  // on a compile error. Returns its path.
+  std::string CompileC(const std::string& name, const std::string& source,
+                       const std::vector<std::string>& flags = {}) const;
+
+ private:
+  TempDir dir_;
+  std::string effective_;
+  std::string log_;
+};
+
+}  // namespace klaunch::testing
+
+#endif  // KLAUNCH_TESTS_SANDBOX_H_

@@ -1,0 +1,798 @@
+// The exec wrappers against real programs: sh, python3, git and C helpers
+// run under the shim, each attempting an exec the policy refuses next to one
+// it admits. A test fails when the refused command ran (its marker file
+// exists, or the file it would have removed is gone), when the refusal is not
+// the documented one (EACCES, one audit line naming the executable, the rule
+// and the command line), or when an allowed command did not run.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/run_process.h"
+#include "tests/sandbox.h"
+
+namespace klaunch::testing {
+namespace {
+
+using ::testing::Contains;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Not;
+
+// The value of a string field of one audit line ("" when absent), with the
+// JSON escapes the shim writes undone.
+std::string Field(const std::string& line, const std::string& key) {
+  const std::string open = "\"" + key + "\":\"";
+  size_t at = line.find(open);
+  if (at == std::string::npos) return "";
+  std::string out;
+  for (at += open.size(); at < line.size() && line[at] != '"'; ++at) {
+    if (line[at] == '\\' && at + 1 < line.size()) ++at;
+    out += line[at];
+  }
+  return out;
+}
+
+// The audit lines whose target is `target`.
+std::vector<std::string> LinesFor(const Sandbox& box,
+                                  const std::string& target) {
+  std::vector<std::string> out;
+  for (const std::string& line : box.AuditLines()) {
+    if (Field(line, "target") == target) out.push_back(line);
+  }
+  return out;
+}
+
+// The audit lines whose message contains `text`.
+std::vector<std::string> LinesMentioning(const Sandbox& box,
+                                         const std::string& text) {
+  std::vector<std::string> out;
+  for (const std::string& line : box.AuditLines()) {
+    if (Field(line, "message").find(text) != std::string::npos) {
+      out.push_back(line);
+    }
+  }
+  return out;
+}
+
+std::string Dump(const Sandbox& box) {
+  std::string out;
+  for (const std::string& line : box.AuditLines()) out += line + "\n";
+  return out.empty() ? "(audit log empty)" : out;
+}
+
+std::string Show(const ProcessResult& r) {
+  return "exit " + std::to_string(r.exit_code) + " signal " +
+         std::to_string(r.signal) + "\nstdout:\n" + r.out + "\nstderr:\n" +
+         r.err;
+}
+
+void Copy(const std::string& from, const std::string& to) {
+  ProcessResult r = RunProcess({"/bin/cp", from, to});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+}
+
+void MakeExecutable(const std::string& path) {
+  ProcessResult r = RunProcess({"/bin/chmod", "755", path});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+}
+
+// --- 1. sh -c ---------------------------------------------------------------
+
+TEST(ShimExec, AShellRunsTheAllowedCommandsAndNotTheDeniedOnes) {
+  Sandbox box(R"(
+extends = "workspace-write"
+[commands]
+allow = ["sh *", "cat *", "touch @WS@/allowed-marker"]
+deny = ["rm *"]
+)");
+  const std::string victim = box.Write("ws/victim", "keep me");
+  box.Write("ws/input.txt", "hello-from-input\n");
+  const std::string ws = box.ws();
+  ProcessResult r =
+      box.Run({"/bin/sh", "-c",
+               "rm victim; touch denied-marker; cat input.txt; touch " + ws +
+                   "/allowed-marker"});
+  EXPECT_EQ(r.exit_code, 0) << Show(r);
+  // The denied commands did not run.
+  EXPECT_TRUE(Exists(victim)) << "rm ran despite commands.deny";
+  EXPECT_FALSE(Exists(ws + "/denied-marker")) << "an unlisted touch ran";
+  EXPECT_THAT(r.err, HasSubstr("Permission denied")) << Show(r);
+  // The allowed ones did.
+  EXPECT_THAT(r.out, HasSubstr("hello-from-input")) << Show(r);
+  EXPECT_TRUE(Exists(ws + "/allowed-marker")) << Show(r) << Dump(box);
+
+  // One refusal per PATH candidate tried, each naming the rule.
+  std::vector<std::string> rm = LinesFor(box, "/usr/bin/rm");
+  ASSERT_THAT(rm, Not(IsEmpty())) << Dump(box);
+  for (const std::string& line : rm) {
+    EXPECT_EQ(Field(line, "op"), "execve") << line;
+    EXPECT_EQ(Field(line, "access"), "exec") << line;
+    EXPECT_EQ(Field(line, "verdict"), "deny") << line;
+    EXPECT_EQ(Field(line, "rule"), "commands.deny[0]") << line;
+    EXPECT_THAT(Field(line, "message"), HasSubstr("`rm victim`")) << line;
+  }
+  std::vector<std::string> touch = LinesFor(box, "/usr/bin/touch");
+  ASSERT_THAT(touch, Not(IsEmpty())) << Dump(box);
+  for (const std::string& line : touch) {
+    EXPECT_EQ(Field(line, "rule"), "commands.unlisted") << line;
+    EXPECT_THAT(Field(line, "message"), HasSubstr("`touch denied-marker`"))
+        << line;
+  }
+  EXPECT_EQ(box.AuditLines().size(), rm.size() + touch.size()) << Dump(box);
+}
+
+TEST(ShimExec, ANestedShellIsConfinedAsWell) {
+  Sandbox box(R"(
+extends = "workspace-write"
+[commands]
+allow = ["sh *"]
+)");
+  const std::string ws = box.ws();
+  ProcessResult r = box.Run(
+      {"/bin/sh", "-c", "sh -c 'sh -c \"touch " + ws + "/deep-marker\"'"});
+  EXPECT_NE(r.exit_code, 0) << Show(r);
+  EXPECT_FALSE(Exists(ws + "/deep-marker"));
+  EXPECT_THAT(LinesFor(box, "/usr/bin/touch"), Not(IsEmpty())) << Dump(box);
+}
+
+// --- 2. a child handed another environment -----------------------------------
+
+TEST(ShimExec, APythonChildStartedWithAnEmptyEnvironmentIsStillConfined) {
+  Sandbox box(R"(
+extends = "workspace-write"
+[filesystem]
+deny = ["@ROOT@/secret.txt"]
+)");
+  const std::string secret = box.Write("secret.txt", "TOP-SECRET-CONTENT\n");
+  const std::string script = box.Write("child.py", R"(
+import subprocess, sys
+r = subprocess.run(['/bin/cat', sys.argv[1]], env={}, capture_output=True)
+print('rc', r.returncode)
+sys.stdout.write(r.stdout.decode())
+sys.stdout.write(r.stderr.decode())
+)");
+  ProcessResult r = box.Run({"/usr/bin/python3", script, secret});
+  EXPECT_EQ(r.exit_code, 0) << Show(r);
+  EXPECT_THAT(r.out, Not(HasSubstr("TOP-SECRET-CONTENT"))) << Show(r);
+  EXPECT_THAT(r.out, Not(HasSubstr("rc 0"))) << Show(r);
+  EXPECT_THAT(r.out, HasSubstr("Permission denied")) << Show(r);
+  std::vector<std::string> lines = LinesFor(box, secret);
+  ASSERT_THAT(lines, Not(IsEmpty())) << Dump(box);
+  // The refusal was made inside the child, by the shim it was given back.
+  EXPECT_EQ(Field(lines[0], "exe"), "/usr/bin/cat") << lines[0];
+  EXPECT_EQ(Field(lines[0], "rule"), "filesystem.deny[0]") << lines[0];
+  EXPECT_EQ(Field(lines[0], "access"), "read") << lines[0];
+}
+
+TEST(ShimExec, AChildHandedAnotherPolicyAndAnEmptyPreloadIsStillConfined) {
+  Sandbox box(R"(
+extends = "workspace-write"
+[filesystem]
+deny = ["@ROOT@/secret.txt"]
+)");
+  // A permissive policy the program would like its child to run under.
+  Sandbox open_box(R"(extends = "full-access")");
+  const std::string permissive = open_box.Path("effective.toml");
+  ASSERT_TRUE(Exists(permissive));
+  const std::string secret = box.Write("secret.txt", "TOP-SECRET-CONTENT\n");
+  const std::string script = box.Write("child.py", R"(
+import subprocess, sys
+env = {'LD_PRELOAD': '', 'KLAUNCH_POLICY_FILE': sys.argv[2],
+       'KLAUNCH_AUDIT_LOG': '/dev/null', 'KLAUNCH_SHIM': '/nonexistent.so'}
+r = subprocess.run(['/bin/cat', sys.argv[1]], env=env, capture_output=True)
+print('rc', r.returncode)
+sys.stdout.write(r.stdout.decode())
+)");
+  ProcessResult r = box.Run({"/usr/bin/python3", script, secret, permissive});
+  EXPECT_EQ(r.exit_code, 0) << Show(r);
+  EXPECT_THAT(r.out, Not(HasSubstr("TOP-SECRET-CONTENT"))) << Show(r);
+  EXPECT_THAT(r.out, Not(HasSubstr("rc 0"))) << Show(r);
+  std::vector<std::string> lines = LinesFor(box, secret);
+  ASSERT_THAT(lines, Not(IsEmpty())) << "the child's refusal must reach the "
+                                        "original audit log\n"
+                                     << Dump(box);
+  EXPECT_EQ(Field(lines[0], "exe"), "/usr/bin/cat") << lines[0];
+}
+
+TEST(ShimExec, AChildGetsTheShimBackButNotAVariableTheProgramRemoved) {
+  Sandbox box(R"(extends = "workspace-write")");
+  const std::string script = box.Write("env.py", R"(
+import os, subprocess, sys
+print('--- empty')
+sys.stdout.flush()
+subprocess.run(['/usr/bin/env'], env={})
+env = dict(os.environ)
+del env['FOO']
+print('--- dict')
+sys.stdout.flush()
+subprocess.run(['/usr/bin/env'], env=env)
+del os.environ['FOO']
+print('--- environ')
+sys.stdout.flush()
+subprocess.run(['/usr/bin/env'])
+print('--- system')
+sys.stdout.flush()
+os.system('/usr/bin/env')
+print('--- end')
+)");
+  ProcessOptions options;
+  options.extra_env = {"FOO=leaked-value-4711"};
+  ProcessResult r = box.Run({"/usr/bin/python3", script}, options);
+  ASSERT_EQ(r.exit_code, 0) << Show(r);
+  EXPECT_THAT(r.out, Not(HasSubstr("leaked-value-4711"))) << Show(r);
+  EXPECT_THAT(r.out, Not(HasSubstr("FOO="))) << Show(r);
+
+  // The empty environment comes back as exactly the shim's variables.
+  const size_t begin = r.out.find("--- empty\n");
+  const size_t end = r.out.find("--- dict\n");
+  ASSERT_NE(begin, std::string::npos) << Show(r);
+  ASSERT_NE(end, std::string::npos) << Show(r);
+  std::vector<std::string> got;
+  {
+    std::string block = r.out.substr(begin + 10, end - begin - 10);
+    size_t at = 0;
+    while (at < block.size()) {
+      size_t nl = block.find('\n', at);
+      if (nl == std::string::npos) nl = block.size();
+      if (nl > at) got.push_back(block.substr(at, nl - at));
+      at = nl + 1;
+    }
+  }
+  for (const std::string& var : box.ShimEnv()) {
+    EXPECT_THAT(got, Contains(var)) << Show(r);
+  }
+  EXPECT_EQ(got.size(), box.ShimEnv().size()) << Show(r);
+  // And every other child kept the shim too.
+  const std::string preload = box.ShimEnv()[0];
+  size_t count = 0;
+  for (size_t at = r.out.find(preload); at != std::string::npos;
+       at = r.out.find(preload, at + 1)) {
+    ++count;
+  }
+  EXPECT_EQ(count, 4u) << Show(r);
+  EXPECT_THAT(box.AuditLines(), IsEmpty()) << Dump(box);
+}
+
+// --- 3. argv[0] -------------------------------------------------------------
+
+TEST(ShimExec, ASpoofedArgvZeroDoesNotMakeRmPassAsGit) {
+  Sandbox box(R"(
+extends = "workspace-write"
+[commands]
+allow = ["git *"]
+)");
+  const std::string prog = box.CompileC("spoof", R"(
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+extern char** environ;
+int main(int argc, char** argv) {
+  char* args[] = {"git", "status", NULL};
+  char* real[] = {"rm", "--version", NULL};
+  if (argc > 1) {  /* the other way round: git named as rm */
+    execve("/usr/bin/git", real, environ);
+  } else {
+    execve("/bin/rm", args, environ);
+  }
+  printf("errno=%d\n", errno);
+  return 3;
+}
+)");
+  const std::string status = box.Write("ws/status", "rm would remove me");
+  ProcessResult r = box.Run({prog});
+  EXPECT_EQ(r.exit_code, 3) << Show(r);
+  EXPECT_EQ(r.out, "errno=13\n") << Show(r);
+  EXPECT_TRUE(Exists(status)) << "rm ran as `git status`";
+  std::vector<std::string> lines = LinesFor(box, "/usr/bin/rm");
+  ASSERT_EQ(lines.size(), 1u) << Dump(box);
+  EXPECT_EQ(Field(lines[0], "rule"), "commands.unlisted") << lines[0];
+  EXPECT_THAT(Field(lines[0], "message"), HasSubstr("`rm status`")) << lines[0];
+  EXPECT_THAT(Field(lines[0], "message"), Not(HasSubstr("git"))) << lines[0];
+
+  // argv[0] plays no part the other way either: git called "rm" is git.
+  ProcessResult git = box.Run({prog, "reverse"});
+  EXPECT_EQ(git.exit_code, 0) << Show(git);
+  EXPECT_THAT(git.out, HasSubstr("git version")) << Show(git);
+  EXPECT_EQ(box.AuditLines().size(), 1u) << Dump(box);
+}
+
+// --- 4. bare names and writable roots ----------------------------------------
+
+TEST(ShimExec, AGitWrittenIntoTheWorkspaceDoesNotPassABareGitRule) {
+  Sandbox box(R"(
+extends = "workspace-write"
+[commands]
+allow = ["git *", "sh *"]
+)");
+  const std::string ws = box.ws();
+  // A "git" that would create the file named by its argument.
+  Copy("/usr/bin/touch", ws + "/git");
+  MakeExecutable(ws + "/git");
+  const std::string prog = box.CompileC("run_git", R"(
+#include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
+extern char** environ;
+int main(int argc, char** argv) {
+  char* args[] = {"git", argv[2], NULL};
+  execve(argv[1], args, environ);
+  printf("errno=%d\n", errno);
+  return 3;
+}
+)");
+  ProcessResult r = box.Run({prog, ws + "/git", "pwned-execve"});
+  EXPECT_EQ(r.exit_code, 3) << Show(r);
+  EXPECT_EQ(r.out, "errno=13\n") << Show(r);
+  EXPECT_FALSE(Exists(ws + "/pwned-execve")) << "the workspace git ran";
+  std::vector<std::string> lines = LinesFor(box, ws + "/git");
+  ASSERT_EQ(lines.size(), 1u) << Dump(box);
+  EXPECT_EQ(Field(lines[0], "rule"), "commands.allow[0]") << lines[0];
+  EXPECT_THAT(Field(lines[0], "message"), HasSubstr("writable root"))
+      << lines[0];
+  EXPECT_THAT(Field(lines[0], "message"), HasSubstr("bare name")) << lines[0];
+
+  // Through the shell, by relative path and by a PATH that puts ws first.
+  ProcessResult sh = box.Run(
+      {"/bin/sh", "-c",
+       "./git pwned-relative; PATH=\"$PWD:$PATH\" git pwned-path; exit 0"});
+  EXPECT_FALSE(Exists(ws + "/pwned-relative")) << Show(sh);
+  EXPECT_FALSE(Exists(ws + "/pwned-path")) << Show(sh);
+  EXPECT_EQ(LinesFor(box, ws + "/git").size(), 3u) << Dump(box);
+
+  // A symlink in the workspace to the real git is in a writable root too.
+  ProcessResult ln =
+      RunProcess({"/bin/ln", "-s", "/usr/bin/touch", ws + "/gitlink"});
+  ASSERT_EQ(ln.exit_code, 0);
+  ProcessResult via_link = box.Run({prog, ws + "/gitlink", "pwned-link"});
+  EXPECT_EQ(via_link.out, "errno=13\n") << Show(via_link);
+  EXPECT_FALSE(Exists(ws + "/pwned-link"));
+
+  // The real git passes.
+  ProcessResult real = box.Run({"/bin/sh", "-c", "git --version"});
+  EXPECT_EQ(real.exit_code, 0) << Show(real) << Dump(box);
+  EXPECT_THAT(real.out, HasSubstr("git version")) << Show(real);
+  EXPECT_THAT(LinesFor(box, "/usr/bin/git"), IsEmpty()) << Dump(box);
+}
+
+TEST(ShimExec, AWorkspaceScriptNamedByItsAbsolutePathIsAllowed) {
+  Sandbox box(R"(
+extends = "workspace-write"
+[commands]
+allow = ["@WS@/tool *", "touch *"]
+)");
+  const std::string ws = box.ws();
+  box.Write("ws/tool", "#!/bin/sh\ntouch \"$1\"\n");
+  MakeExecutable(ws + "/tool");
+  const std::string prog = box.CompileC("run_tool", R"(
+#include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
+extern char** environ;
+int main(int argc, char** argv) {
+  char* args[] = {"tool", argv[2], NULL};
+  execve(argv[1], args, environ);
+  printf("errno=%d\n", errno);
+  return 3;
+}
+)");
+  ProcessResult r = box.Run({prog, ws + "/tool", ws + "/made-by-tool"});
+  EXPECT_EQ(r.exit_code, 0) << Show(r) << Dump(box);
+  EXPECT_TRUE(Exists(ws + "/made-by-tool")) << Show(r) << Dump(box);
+}
+
+// --- 5. every exec entry point -----------------------------------------------
+
+constexpr char kExecFamily[] = R"(
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+extern char** environ;
+
+int main(int argc, char** argv) {
+  const char* api = argv[1];
+  char* marker = argv[2];
+  char* args[] = {"touch", marker, NULL};
+  char cmd[4200];
+  snprintf(cmd, sizeof(cmd), "touch %s", marker);
+  setvbuf(stdout, NULL, _IONBF, 0);
+  if (!strcmp(api, "execve")) {
+    execve("/usr/bin/touch", args, environ);
+  } else if (!strcmp(api, "execv")) {
+    execv("/usr/bin/touch", args);
+  } else if (!strcmp(api, "execvp")) {
+    execvp("touch", args);
+  } else if (!strcmp(api, "execvpe")) {
+    execvpe("touch", args, environ);
+  } else if (!strcmp(api, "execl")) {
+    execl("/usr/bin/touch", "touch", marker, (char*)NULL);
+  } else if (!strcmp(api, "execle")) {
+    execle("/usr/bin/touch", "touch", marker, (char*)NULL, environ);
+  } else if (!strcmp(api, "execlp")) {
+    execlp("touch", "touch", marker, (char*)NULL);
+  } else if (!strcmp(api, "fexecve")) {
+    int fd = open("/usr/bin/touch", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) { printf("open errno=%d\n", errno); return 4; }
+    fexecve(fd, args, environ);
+  } else if (!strcmp(api, "execveat")) {
+    int dir = open("/usr/bin", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0) { printf("open errno=%d\n", errno); return 4; }
+    execveat(dir, "touch", args, environ, 0);
+  } else if (!strcmp(api, "execveat-empty-path")) {
+    int fd = open("/usr/bin/touch", O_PATH | O_CLOEXEC);
+    if (fd < 0) { printf("open errno=%d\n", errno); return 4; }
+    execveat(fd, "", args, environ, AT_EMPTY_PATH);
+  } else if (!strcmp(api, "posix_spawn") || !strcmp(api, "posix_spawnp")) {
+    pid_t pid;
+    int rc = !strcmp(api, "posix_spawn")
+        ? posix_spawn(&pid, "/usr/bin/touch", NULL, NULL, args, environ)
+        : posix_spawnp(&pid, "touch", NULL, NULL, args, environ);
+    if (rc != 0) { printf("errno=%d\n", rc); return 3; }
+    int status;
+    waitpid(pid, &status, 0);
+    printf("status=%d\n", status);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 5;
+  } else if (!strcmp(api, "vfork")) {
+    pid_t pid = vfork();
+    if (pid == 0) {
+      execv("/usr/bin/touch", args);
+      _exit(errno == EACCES ? 77 : 78);
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 77) {
+      printf("errno=%d\n", EACCES);
+      return 3;
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 5;
+  } else if (!strcmp(api, "system")) {
+    int rc = system(cmd);
+    printf("system=%d\n", rc);
+    return rc == 0 ? 0 : 3;
+  } else if (!strcmp(api, "popen")) {
+    FILE* f = popen(cmd, "r");
+    if (f == NULL) { printf("errno=%d\n", errno); return 3; }
+    int rc = pclose(f);
+    printf("pclose=%d\n", rc);
+    return rc == 0 ? 0 : 3;
+  } else {
+    printf("unknown api %s\n", api);
+    return 6;
+  }
+  printf("errno=%d\n", errno);
+  return 3;
+}
+)";
+
+class ShimExecFamily : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(ShimExecFamily, RunsTheAllowedCommandAndRefusesTheDeniedOne) {
+  const std::string api = GetParam();
+  Sandbox box(R"(
+extends = "workspace-write"
+[commands]
+allow = ["touch @WS@/ok-*", "sh -c touch @WS@/ok-*"]
+)");
+  const std::string prog = box.CompileC("family", kExecFamily);
+  const std::string ws = box.ws();
+  const std::string ok = ws + "/ok-" + api;
+  const std::string no = ws + "/no-" + api;
+
+  ProcessResult allowed = box.Run({prog, api, ok});
+  EXPECT_EQ(allowed.exit_code, 0) << Show(allowed) << Dump(box);
+  EXPECT_TRUE(Exists(ok)) << "the allowed command did not run\n"
+                          << Show(allowed) << Dump(box);
+  EXPECT_THAT(box.AuditLines(), IsEmpty()) << Dump(box);
+
+  ProcessResult denied = box.Run({prog, api, no});
+  EXPECT_FALSE(Exists(no)) << "the denied command ran\n"
+                           << Show(denied) << Dump(box);
+  EXPECT_EQ(denied.exit_code, 3) << Show(denied);
+  std::vector<std::string> lines = LinesMentioning(box, no);
+  ASSERT_THAT(lines, Not(IsEmpty())) << Dump(box);
+  for (const std::string& line : lines) {
+    EXPECT_EQ(Field(line, "verdict"), "deny") << line;
+    EXPECT_EQ(Field(line, "rule"), "commands.unlisted") << line;
+  }
+  EXPECT_EQ(lines.size(), box.AuditLines().size()) << Dump(box);
+
+  if (api == "system") {
+    // Refused before any shell runs: as though the shell could not be run.
+    EXPECT_EQ(denied.out, "system=32512\n") << Show(denied);
+    EXPECT_EQ(Field(lines[0], "target"), "/usr/bin/sh") << lines[0];
+    EXPECT_EQ(Field(lines[0], "op"), "system") << lines[0];
+    EXPECT_THAT(Field(lines[0], "message"), HasSubstr("`sh -c touch " + no))
+        << lines[0];
+  } else if (api == "popen") {
+    EXPECT_EQ(denied.out, "errno=13\n") << Show(denied);
+    EXPECT_EQ(Field(lines[0], "target"), "/usr/bin/sh") << lines[0];
+    EXPECT_EQ(Field(lines[0], "op"), "popen") << lines[0];
+  } else {
+    EXPECT_EQ(denied.out, "errno=13\n") << Show(denied);
+    EXPECT_EQ(Field(lines[0], "target"), "/usr/bin/touch") << lines[0];
+    EXPECT_THAT(Field(lines[0], "message"), HasSubstr("`touch " + no + "`"))
+        << lines[0];
+    std::string op = api == "execveat-empty-path" ? "execveat"
+                     : api == "vfork"             ? "execv"
+                                                  : api;
+    EXPECT_EQ(Field(lines[0], "op"), op) << lines[0];
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryEntryPoint, ShimExecFamily,
+                         ::testing::Values("execve", "execv", "execvp",
+                                           "execvpe", "execl", "execle",
+                                           "execlp", "fexecve", "execveat",
+                                           "execveat-empty-path", "vfork",
+                                           "posix_spawn", "posix_spawnp",
+                                           "system", "popen"),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           std::string name;
+                           for (const char* c = info.param; *c; ++c) {
+                             name += (*c == '-' || *c == '_') ? '_' : *c;
+                           }
+                           return name;
+                         });
+
+TEST(ShimExec, ACommandASystemShellRunsIsJudgedAgainInsideTheShell) {
+  // The shell is admitted as a whole, the command it then runs is not.
+  Sandbox box(R"(
+extends = "workspace-write"
+[commands]
+allow = ["sh *"]
+)");
+  const std::string prog = box.CompileC("family", kExecFamily);
+  const std::string no = box.ws() + "/no-inner";
+  for (const char* api : {"system", "popen"}) {
+    ProcessResult r = box.Run({prog, api, no});
+    EXPECT_EQ(r.exit_code, 3) << api << "\n" << Show(r);
+    EXPECT_FALSE(Exists(no)) << api;
+  }
+  std::vector<std::string> lines = LinesFor(box, "/usr/bin/touch");
+  ASSERT_THAT(lines, Not(IsEmpty())) << Dump(box);
+  // Refused by the shell's own shim, not by the program's system().
+  EXPECT_NE(Field(lines[0], "exe"), prog) << lines[0];
+  EXPECT_THAT(Field(lines[0], "exe"), HasSubstr("sh")) << lines[0];
+  EXPECT_EQ(Field(lines[0], "op"), "execve") << lines[0];
+}
+
+// --- 6. interpreters ---------------------------------------------------------
+
+TEST(ShimExec, AScriptWhoseInterpreterLiesOutsideEveryReadableRootIsRefused) {
+  Sandbox box(R"(
+extends = "read-only"
+[filesystem]
+workspace_writable = true
+)");
+  const std::string outside_sh = box.Path("outside/sh");
+  box.Write("outside/.keep", "");
+  Copy("/usr/bin/dash", outside_sh);
+  MakeExecutable(outside_sh);
+  // The copy works as a shell: a refusal is the policy's, not a broken file.
+  ProcessResult works = RunProcess({outside_sh, "-c", "exit 7"});
+  ASSERT_EQ(works.exit_code, 7) << Show(works);
+
+  const std::string ws = box.ws();
+  box.Write("ws/evil.sh",
+            "#!" + outside_sh + "\ntouch " + ws + "/evil-marker\n");
+  box.Write("ws/good.sh", "#!/bin/sh\ntouch " + ws + "/good-marker\n");
+  MakeExecutable(ws + "/evil.sh");
+  MakeExecutable(ws + "/good.sh");
+
+  ProcessResult r = box.Run({"/bin/sh", "-c", "./evil.sh; ./good.sh"});
+  EXPECT_FALSE(Exists(ws + "/evil-marker")) << Show(r) << Dump(box);
+  EXPECT_TRUE(Exists(ws + "/good-marker")) << Show(r) << Dump(box);
+  EXPECT_THAT(r.err, HasSubstr("Permission denied")) << Show(r);
+  std::vector<std::string> lines = LinesFor(box, outside_sh);
+  ASSERT_EQ(lines.size(), 1u) << Dump(box);
+  EXPECT_EQ(Field(lines[0], "access"), "exec") << lines[0];
+  EXPECT_EQ(Field(lines[0], "rule"), "filesystem.unlisted") << lines[0];
+  EXPECT_EQ(box.AuditLines().size(), 1u) << Dump(box);
+
+  // Run directly as well, by execve from a C program.
+  const std::string prog = box.CompileC("run_script", R"(
+#include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
+extern char** environ;
+int main(int argc, char** argv) {
+  char* args[] = {argv[1], NULL};
+  execve(argv[1], args, environ);
+  printf("errno=%d\n", errno);
+  return 3;
+}
+)");
+  ProcessResult direct = box.Run({prog, ws + "/evil.sh"});
+  EXPECT_EQ(direct.exit_code, 3) << Show(direct);
+  EXPECT_EQ(direct.out, "errno=13\n") << Show(direct);
+  EXPECT_FALSE(Exists(ws + "/evil-marker"));
+  EXPECT_EQ(LinesFor(box, outside_sh).size(), 2u) << Dump(box);
+}
+
+TEST(ShimExec, AnExecutableOutsideEveryReadableRootIsRefused) {
+  Sandbox box(R"(
+extends = "read-only"
+[filesystem]
+workspace_writable = true
+)");
+  const std::string outside = box.Path("outside/touch");
+  box.Write("outside/.keep", "");
+  Copy("/usr/bin/touch", outside);
+  MakeExecutable(outside);
+  const std::string ws = box.ws();
+  ProcessResult r =
+      box.Run({"/bin/sh", "-c", outside + " " + ws + "/outside-marker"});
+  EXPECT_NE(r.exit_code, 0) << Show(r);
+  EXPECT_FALSE(Exists(ws + "/outside-marker"));
+  std::vector<std::string> lines = LinesFor(box, outside);
+  ASSERT_EQ(lines.size(), 1u) << Dump(box);
+  EXPECT_EQ(Field(lines[0], "rule"), "filesystem.unlisted") << lines[0];
+}
+
+// --- 7. ordinary work --------------------------------------------------------
+
+TEST(ShimExec, PythonImportsAndASubprocessRunWithoutAnyRefusal) {
+  Sandbox box(R"(extends = "workspace-write")");
+  ProcessResult r =
+      box.Run({"/usr/bin/python3", "-c",
+               "import json, email, http.client, sqlite3, subprocess; "
+               "r = subprocess.run(['true']); "
+               "print('rc', r.returncode, json.dumps({'a': 1}))"});
+  EXPECT_EQ(r.exit_code, 0) << Show(r);
+  EXPECT_EQ(r.out, "rc 0 {\"a\": 1}\n") << Show(r);
+  EXPECT_EQ(r.err, "") << Show(r);
+  EXPECT_THAT(box.AuditLines(), IsEmpty()) << Dump(box);
+}
+
+TEST(ShimExec, GitInitAddAndCommitInTheWorkspaceRunWithoutAnyRefusal) {
+  Sandbox box(R"(extends = "workspace-write")");
+  ProcessOptions options;
+  options.extra_env = {"GIT_AUTHOR_NAME=Klaunch Test",
+                       "GIT_AUTHOR_EMAIL=test@example.org",
+                       "GIT_COMMITTER_NAME=Klaunch Test",
+                       "GIT_COMMITTER_EMAIL=test@example.org"};
+  box.Write("ws/hello.txt", "hello\n");
+  ProcessResult r = box.Run(
+      {"/bin/sh", "-c",
+       "/usr/bin/git init -q && /usr/bin/git add hello.txt && "
+       "/usr/bin/git commit -q -m 'first commit' && "
+       "/usr/bin/git log --format=%s && /usr/bin/git status --porcelain"},
+      options);
+  EXPECT_EQ(r.exit_code, 0) << Show(r) << Dump(box);
+  EXPECT_EQ(r.out, "first commit\n") << Show(r);
+  EXPECT_TRUE(Exists(box.ws() + "/.git/HEAD"));
+  EXPECT_THAT(box.AuditLines(), IsEmpty()) << Dump(box);
+}
+
+TEST(ShimExec, ShellPipelinesRunWithoutAnyRefusal) {
+  Sandbox box(R"(extends = "workspace-write")");
+  ProcessResult r =
+      box.Run({"/bin/sh", "-c",
+               "printf 'b\\na\\nb\\n' | sort | uniq -c | sort -rn | head -n 1 "
+               "| tr -s ' ' > counts.txt && cat counts.txt && "
+               "ls | wc -l && echo done $(echo x | tr x y) | cat"});
+  EXPECT_EQ(r.exit_code, 0) << Show(r);
+  EXPECT_EQ(r.out, " 2 b\n1\ndone y\n") << Show(r);
+  EXPECT_EQ(r.err, "") << Show(r);
+  EXPECT_THAT(box.AuditLines(), IsEmpty()) << Dump(box);
+}
+
+// --- 8. threads --------------------------------------------------------------
+
+TEST(ShimExec, EightThreadsForkingAndExecingAtOnceGetEveryDecisionRight) {
+  Sandbox box(R"(
+extends = "workspace-write"
+[commands]
+allow = ["touch @WS@/ok-*"]
+)");
+  const std::string prog = box.CompileC("threads", R"(
+#include <errno.h>
+#include <pthread.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+extern char** environ;
+#define THREADS 8
+#define ROUNDS 6
+static const char* ws;
+static pthread_barrier_t barrier;
+static int failures;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void fail(const char* what, int t, int i, int status) {
+  pthread_mutex_lock(&lock);
+  printf("mismatch %s thread %d round %d status %d\n", what, t, i, status);
+  ++failures;
+  pthread_mutex_unlock(&lock);
+}
+
+static void* run(void* arg) {
+  int t = (int)(long)arg;
+  pthread_barrier_wait(&barrier);
+  for (int i = 0; i < ROUNDS; ++i) {
+    for (int allowed = 0; allowed < 2; ++allowed) {
+      char marker[4200];
+      snprintf(marker, sizeof(marker), "%s/%s-%d-%d", ws,
+               allowed ? "ok" : "no", t, i);
+      char* args[] = {"touch", marker, NULL};
+      pid_t pid = fork();
+      if (pid == 0) {
+        execv("/usr/bin/touch", args);
+        _exit(errno == EACCES ? 77 : 78);
+      }
+      int status = -1;
+      if (pid < 0 || waitpid(pid, &status, 0) != pid) {
+        fail("fork/wait", t, i, status);
+        continue;
+      }
+      int want = allowed ? 0 : 77;
+      if (!WIFEXITED(status) || WEXITSTATUS(status) != want) {
+        fail(allowed ? "allowed" : "denied", t, i, status);
+      }
+      /* and once through posix_spawn from the same threads */
+      snprintf(marker, sizeof(marker), "%s/%s-spawn-%d-%d", ws,
+               allowed ? "ok" : "no", t, i);
+      int rc = posix_spawn(&pid, "/usr/bin/touch", NULL, NULL, args, environ);
+      if (allowed) {
+        if (rc != 0 || waitpid(pid, &status, 0) != pid || status != 0) {
+          fail("spawn allowed", t, i, rc);
+        }
+      } else if (rc != EACCES) {
+        if (rc == 0) waitpid(pid, &status, 0);
+        fail("spawn denied", t, i, rc);
+      }
+    }
+  }
+  return NULL;
+}
+
+int main(int argc, char** argv) {
+  ws = argv[1];
+  pthread_t threads[THREADS];
+  pthread_barrier_init(&barrier, NULL, THREADS);
+  for (long t = 0; t < THREADS; ++t) {
+    pthread_create(&threads[t], NULL, run, (void*)t);
+  }
+  for (int t = 0; t < THREADS; ++t) pthread_join(threads[t], NULL);
+  printf("failures %d\n", failures);
+  return failures ? 1 : 0;
+}
+)",
+                                        {"-pthread"});
+  const std::string ws = box.ws();
+  ProcessOptions options;
+  options.timeout_seconds = 25;
+  ProcessResult r = box.Run({prog, ws}, options);
+  EXPECT_EQ(r.exit_code, 0) << Show(r) << Dump(box);
+  EXPECT_EQ(r.out, "failures 0\n") << Show(r);
+  int denied_lines = 0;
+  for (int t = 0; t < 8; ++t) {
+    for (int i = 0; i < 6; ++i) {
+      const std::string suffix = std::to_string(t) + "-" + std::to_string(i);
+      EXPECT_TRUE(Exists(ws + "/ok-" + suffix)) << suffix;
+      EXPECT_TRUE(Exists(ws + "/ok-spawn-" + suffix)) << suffix;
+      EXPECT_FALSE(Exists(ws + "/no-" + suffix)) << suffix;
+      EXPECT_FALSE(Exists(ws + "/no-spawn-" + suffix)) << suffix;
+      denied_lines += static_cast<int>(
+          LinesMentioning(box, ws + "/no-" + suffix + "`").size() +
+          LinesMentioning(box, ws + "/no-spawn-" + suffix + "`").size());
+    }
+  }
+  EXPECT_EQ(denied_lines, 8 * 6 * 2) << Dump(box);
+  EXPECT_EQ(box.AuditLines().size(), 8u * 6u * 2u) << Dump(box);
+}
+
+}  // namespace
+}  // namespace klaunch::testing

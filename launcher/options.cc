@@ -26,6 +26,8 @@ const char kUsage[] =
     "                  $XDG_STATE_HOME/klaunch/runs/)\n"
     "  --verbose       one line on stderr per refusal as it happens\n"
     "  --quiet         nothing of klaunch's own on stderr but errors\n"
+    "  --ask           put commands no rule admits to the user at the\n"
+    "                  terminal (as unlisted = \"ask\"); no terminal: refused\n"
     "  --keep-orphans  leave descendants running when CMD exits\n"
     "\n"
     "exit status: CMD's own; 128+N when CMD was killed by signal N; 125 when\n"
@@ -80,6 +82,8 @@ absl::StatusOr<RunOptions> ParseRunOptions(
       o.quiet = true;
     } else if (name == "--verbose" && !has_inline) {
       o.verbose = true;
+    } else if (name == "--ask" && !has_inline) {
+      o.ask = true;
     } else if (name == "--keep-orphans" && !has_inline) {
       o.keep_orphans = true;
     } else {

@@ -21,6 +21,7 @@ struct RunOptions {
   bool quiet = false;       // --quiet
   bool verbose = false;     // --verbose
   bool keep_orphans = false;
+  bool ask = false;         // --ask: unlisted commands are asked about
   std::vector<std::string> command;  // after the options (or after --)
 };
 

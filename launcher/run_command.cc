@@ -25,6 +25,7 @@
 #include "core/environment.h"
 #include "core/loader.h"
 #include "core/path.h"
+#include "launcher/ask_server.h"
 #include "launcher/program.h"
 #include "launcher/shim_locator.h"
 #include "launcher/summary.h"
@@ -151,12 +152,20 @@ void AppendEvent(const std::string& log, const AuditEvent& e) {
 // Judges the program klaunch itself is asked to run, as the shim would.
 bool AllowProgram(const Engine& engine, const std::string& program,
                   const std::vector<std::string>& command,
-                  const std::string& log) {
+                  const std::string& log, AskServer* asker) {
   const ExecutableName name = NameExecutable(program);
   const std::string& named = name.named;
   std::vector<absl::string_view> argv(command.begin(), command.end());
   Decision d = engine.CheckCommand(named, argv, name.target);
   if (d.allowed()) return true;
+  if (d.verdict == Verdict::kAsk && !engine.audit()) {
+    if (asker != nullptr &&
+        asker->Ask("klaunch", CommandLineText(named, argv), named)) {
+      return true;
+    }
+    d.message += asker != nullptr ? " (refused at the terminal)"
+                                  : " (asking needs a terminal)";
+  }
   char when[64];
   FormatAuditTime(when, sizeof(when));
   AppendEvent(log, AuditEvent{when, getpid(), "klaunch", "execve", named,
@@ -239,6 +248,7 @@ int RunProgram(const RunOptions& o) {
     return kExitKlaunchFailed;
   }
   if (o.audit) policy->mode = Mode::kAudit;
+  if (o.ask) policy->commands.unlisted = Unlisted::kAsk;
 
   const std::string base = StateBase();
   absl::StatusOr<std::string> run_dir = MakeRunDir(base);
@@ -294,6 +304,20 @@ int RunProgram(const RunOptions& o) {
   env.push_back("KLAUNCH_AUDIT_LOG=" + log);
   if (o.verbose) env.push_back("KLAUNCH_VERBOSE=1");
 
+  // Asking needs a terminal; without one, "ask" refuses (the shim says why).
+  std::unique_ptr<AskServer> asker;
+  if (policy->commands.unlisted == Unlisted::kAsk && !engine->audit()) {
+    absl::StatusOr<std::unique_ptr<AskServer>> s =
+        AskServer::Start(*run_dir + "/ask.sock");
+    if (s.ok()) {
+      asker = *std::move(s);
+      env.push_back("KLAUNCH_ASK_SOCKET=" + *run_dir + "/ask.sock");
+    } else if (!o.quiet) {
+      Say(absl::StrCat("commands will not be asked about: ",
+                       s.status().message()));
+    }
+  }
+
   const std::string program = FindInPath(o.command[0], GetVar(env, "PATH"));
   if (program.empty()) {
     const int err = errno;
@@ -301,7 +325,7 @@ int RunProgram(const RunOptions& o) {
                      err == ENOENT ? "command not found" : strerror(err)));
     return err == ENOENT ? kExitNotFound : kExitCannotRun;
   }
-  if (!AllowProgram(*engine, program, o.command, log)) {
+  if (!AllowProgram(*engine, program, o.command, log, asker.get())) {
     return kExitCannotRun;
   }
 

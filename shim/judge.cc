@@ -5,6 +5,7 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 
 #include <atomic>
@@ -48,14 +49,47 @@ void Record(const char* op, const char* target, const char* access,
   }
 }
 
+// Puts an exec no rule admits to the user through klaunch; true for yes.
+// Raw calls throughout: the socket lies in klaunch's own directory, which
+// the policy denies to the program.
+bool AskUser(const std::string& socket_path, const char* file,
+             const std::string& command) {
+  long fd = sys(SYS_socket, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::snprintf(addr.sun_path, sizeof(addr.sun_path), "%s",
+                socket_path.c_str());
+  bool yes = false;
+  if (sys(SYS_connect, fd, &addr, sizeof(addr)) == 0) {
+    const std::string req = "pid=" + std::to_string(sys(SYS_getpid)) +
+                            "\nexe=" + GetConfig().exe + "\nfile=" + file +
+                            "\ncommand=" + command + "\n";
+    if (sys(SYS_sendto, fd, req.data(), req.size(), MSG_NOSIGNAL, 0, 0) > 0) {
+      char answer = 'n';
+      long n;
+      do {
+        n = sys(SYS_recvfrom, fd, &answer, 1, 0, 0, 0);
+      } while (n == -EINTR);
+      yes = n == 1 && answer == 'y';
+    }
+  }
+  sys_close(fd);
+  return yes;
+}
+
 // Applies a decision: true when the call may go on.
 bool Apply(const char* op, const char* target, const char* access,
            Decision d, const std::string& command = {}) {
   if (d.verdict == Verdict::kAllow) return true;
-  if (d.verdict == Verdict::kAsk) {
-    d.message += " (asking needs klaunch --ask and a terminal)";
-  }
   const bool audit = GetConfig().engine->audit();
+  if (d.verdict == Verdict::kAsk && !audit) {
+    const std::string& socket = GetConfig().ask_socket;
+    if (!socket.empty() && AskUser(socket, target, command)) return true;
+    d.message += socket.empty()
+                     ? " (asking needs klaunch --ask and a terminal)"
+                     : " (refused at the terminal)";
+  }
   Record(op, target, access, d, audit, command);
   if (audit) return true;
   errno = EACCES;

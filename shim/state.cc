@@ -64,11 +64,14 @@ void Initialise() {
   const char* log = getenv("KLAUNCH_AUDIT_LOG");
   const char* shim = getenv("KLAUNCH_SHIM");
   const char* verbose = getenv("KLAUNCH_VERBOSE");
+  const char* ask = getenv("KLAUNCH_ASK_SOCKET");
+  if (ask != nullptr && *ask == '/') c->ask_socket = ask;
   if (log != nullptr && *log != '\0') c->audit_log = log;
   c->verbose = verbose != nullptr && std::strcmp(verbose, "1") == 0;
   if (shim != nullptr && *shim == '/') c->shim_path = shim;
   for (const char* name : {"KLAUNCH_POLICY_FILE", "KLAUNCH_AUDIT_LOG",
-                           "KLAUNCH_SHIM", "KLAUNCH_VERBOSE"}) {
+                           "KLAUNCH_SHIM", "KLAUNCH_VERBOSE",
+                           "KLAUNCH_ASK_SOCKET"}) {
     if (const char* v = getenv(name)) {
       c->inject.push_back(std::string(name) + "=" + v);
     }

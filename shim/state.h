@@ -5,6 +5,7 @@
 //   KLAUNCH_AUDIT_LOG    JSON-lines file refusals are appended to; optional
 //   KLAUNCH_SHIM         this object's path, for the children's LD_PRELOAD
 //   KLAUNCH_VERBOSE      "1": one line on stderr per refusal
+//   KLAUNCH_ASK_SOCKET   where klaunch asks the user (launcher/ask_server.h)
 //
 // The values are captured at initialisation and handed to every exec from
 // that copy, so a program that edits its own environment cannot loosen what
@@ -35,6 +36,7 @@ struct Config {
   bool verbose = false;
   std::string exe;                 // this process's executable
   std::string shim_path;           // for the children's LD_PRELOAD
+  std::string ask_socket;          // empty: "ask" refuses
   // "NAME=value" strings every child must get back, KLAUNCH_* only.
   std::vector<std::string> inject;
 };

@@ -1,0 +1,116 @@
+#include "launcher/ask_server.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+
+namespace klaunch {
+
+absl::StatusOr<std::unique_ptr<AskServer>> AskServer::Start(
+    const std::string& socket_path) {
+  int tty = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY);
+  if (tty < 0) {
+    return absl::UnavailableError("no terminal to ask on (/dev/tty)");
+  }
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (socket_path.size() >= sizeof(addr.sun_path)) {
+    close(tty);
+    return absl::FailedPreconditionError(
+        absl::StrCat("the ask socket path is too long: ", socket_path));
+  }
+  std::memcpy(addr.sun_path, socket_path.c_str(), socket_path.size() + 1);
+  int listener = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+  int stop[2];
+  if (listener < 0 ||
+      bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
+      listen(listener, 16) != 0 || pipe2(stop, O_CLOEXEC) != 0) {
+    const int err = errno;
+    close(tty);
+    if (listener >= 0) close(listener);
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot listen at ", socket_path, ": ", strerror(err)));
+  }
+  std::unique_ptr<AskServer> s(new AskServer(tty, listener, stop[0], stop[1]));
+  s->thread_ = std::thread([p = s.get()] { p->Serve(); });
+  return s;
+}
+
+AskServer::AskServer(int tty, int listener, int stop_read, int stop_write)
+    : tty_(tty),
+      listener_(listener),
+      stop_read_(stop_read),
+      stop_write_(stop_write) {}
+
+AskServer::~AskServer() {
+  char c = 'x';
+  ssize_t ignored = write(stop_write_, &c, 1);
+  (void)ignored;
+  if (thread_.joinable()) thread_.join();
+  for (int fd : {tty_, listener_, stop_read_, stop_write_}) close(fd);
+}
+
+bool AskServer::Ask(const std::string& who, const std::string& command,
+                    const std::string& file) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const std::string prompt =
+      absl::StrCat("\nklaunch: ", who, " wants to run `", command, "` (",
+                   file, "), which no rule admits. Allow it once? [Y/n] ");
+  ssize_t ignored = write(tty_, prompt.data(), prompt.size());
+  (void)ignored;
+  std::string answer;
+  char c;
+  while (true) {
+    ssize_t n = read(tty_, &c, 1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;  // no answer is no
+    if (c == '\n' || c == '\r') break;
+    answer.push_back(c);
+    if (answer.size() > 64) break;
+  }
+  return answer.empty() || answer == "y" || answer == "Y" ||
+         answer == "yes";
+}
+
+void AskServer::Serve() {
+  while (true) {
+    pollfd fds[2] = {{listener_, POLLIN, 0}, {stop_read_, POLLIN, 0}};
+    if (poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      return;
+    }
+    if (fds[1].revents) return;
+    if (!(fds[0].revents & POLLIN)) continue;
+    int conn = accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
+    if (conn < 0) continue;
+    char buf[8192];
+    ssize_t n = recv(conn, buf, sizeof(buf) - 1, 0);
+    std::map<std::string, std::string> fields;
+    if (n > 0) {
+      for (absl::string_view line :
+           absl::StrSplit(absl::string_view(buf, n), '\n')) {
+        const size_t eq = line.find('=');
+        if (eq == absl::string_view::npos) continue;
+        fields[std::string(line.substr(0, eq))] = std::string(line.substr(eq + 1));
+      }
+    }
+    const bool yes =
+        n > 0 && Ask(absl::StrCat("pid ", fields["pid"], " (", fields["exe"], ")"),
+                     fields["command"], fields["file"]);
+    const char reply = yes ? 'y' : 'n';
+    send(conn, &reply, 1, MSG_NOSIGNAL);
+    close(conn);
+  }
+}
+
+}  // namespace klaunch

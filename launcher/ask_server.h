@@ -1,0 +1,49 @@
+// Asking the user: a command no rule admits, under `unlisted = "ask"` (or
+// --ask), is put to the person at the controlling terminal.
+//
+// The server listens on a Unix socket in the run directory (which the policy
+// denies to the program); the shim in any sandboxed process sends one request
+// and blocks for the answer. Requests are put to the terminal one at a time,
+// on a thread of their own, so klaunch keeps reaping and forwarding signals
+// while a question waits. An empty answer or "y" allows that one exec;
+// anything else (or end of input) refuses it.
+//
+// Request (one datagram): "pid=N\nexe=PATH\nfile=PATH\ncommand=LINE\n".
+// Answer: one byte, 'y' or 'n'.
+
+#ifndef KLAUNCH_LAUNCHER_ASK_SERVER_H_
+#define KLAUNCH_LAUNCHER_ASK_SERVER_H_
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "absl/status/statusor.h"
+
+namespace klaunch {
+
+class AskServer {
+ public:
+  // Opens /dev/tty and listens at `socket_path`. Fails (kUnavailable) when
+  // there is no terminal.
+  static absl::StatusOr<std::unique_ptr<AskServer>> Start(
+      const std::string& socket_path);
+  ~AskServer();
+
+  // Puts one question to the terminal; true for yes. Thread-safe.
+  bool Ask(const std::string& who, const std::string& command,
+           const std::string& file);
+
+ private:
+  AskServer(int tty, int listener, int stop_read, int stop_write);
+  void Serve();
+
+  int tty_, listener_, stop_read_, stop_write_;
+  std::mutex mu_;
+  std::thread thread_;
+};
+
+}  // namespace klaunch
+
+#endif  // KLAUNCH_LAUNCHER_ASK_SERVER_H_

@@ -1,0 +1,139 @@
+// --ask through a real pseudo-terminal: klaunch puts an unlisted command to
+// the person at the terminal, and the answer decides.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <pty.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/run_process.h"
+
+namespace klaunch::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+struct PtyRun {
+  std::string screen;
+  int exit_code = -1;
+};
+
+// Runs argv on a new pty; whenever the screen shows `prompt`, types the next
+// answer. Gives up after 20 s.
+PtyRun RunOnPty(const std::vector<std::string>& argv,
+                const std::vector<std::string>& env, const std::string& cwd,
+                const std::string& prompt, std::vector<std::string> answers) {
+  PtyRun result;
+  int master = -1;
+  pid_t pid = forkpty(&master, nullptr, nullptr, nullptr);
+  if (pid == 0) {
+    std::vector<char*> a, e;
+    for (const std::string& s : argv) a.push_back(const_cast<char*>(s.c_str()));
+    a.push_back(nullptr);
+    for (const std::string& s : env) e.push_back(const_cast<char*>(s.c_str()));
+    e.push_back(nullptr);
+    if (chdir(cwd.c_str()) != 0) _exit(99);
+    execve(a[0], a.data(), e.data());
+    _exit(98);
+  }
+  const time_t deadline = time(nullptr) + 20;
+  size_t answered_upto = 0;
+  while (time(nullptr) < deadline) {
+    pollfd p = {master, POLLIN, 0};
+    if (poll(&p, 1, 200) <= 0) continue;
+    char buf[4096];
+    ssize_t n = read(master, buf, sizeof(buf));
+    if (n <= 0) break;  // EIO once the last process on the pty is gone
+    result.screen.append(buf, n);
+    size_t at = result.screen.find(prompt, answered_upto);
+    if (at != std::string::npos && !answers.empty()) {
+      const std::string answer = answers.front() + "\r";
+      answers.erase(answers.begin());
+      ssize_t ignored = write(master, answer.data(), answer.size());
+      (void)ignored;
+      answered_upto = at + prompt.size();
+    }
+  }
+  int status = 0;
+  if (waitpid(pid, &status, WNOHANG) == 0) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+  }
+  close(master);
+  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+  return result;
+}
+
+class Ask : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    RunProcess({"/bin/mkdir", "-p", dir_.Path("ws"), dir_.Path("state")});
+    policy_ = dir_.Write("p.toml", "[commands]\nallow = [\"sh *\"]\n");
+  }
+  std::vector<std::string> Env() const {
+    return {"PATH=/usr/bin:/bin", "HOME=" + dir_.path(), "TERM=dumb",
+            "XDG_STATE_HOME=" + dir_.Path("state")};
+  }
+  PtyRun Answer(const std::string& answer, const std::string& marker) {
+    return RunOnPty({RequiredEnv("KLAUNCH_BIN"), "--ask", "--policy", policy_,
+                     "--log", Log(), "--", "/bin/sh", "-c",
+                     "/usr/bin/touch " + marker + "; echo finished"},
+                    Env(), dir_.Path("ws"), "Allow it once? [Y/n] ", {answer});
+  }
+  std::string Log() const { return dir_.Path("audit.jsonl"); }
+  TempDir dir_;
+  std::string policy_;
+};
+
+TEST_F(Ask, AnUnlistedCommandAnsweredYesRunsOnce) {
+  const std::string marker = dir_.Path("ws/yes");
+  PtyRun r = Answer("y", marker);
+  EXPECT_THAT(r.screen, HasSubstr("wants to run `touch " + marker + "`"));
+  EXPECT_THAT(r.screen, HasSubstr("finished"));
+  EXPECT_TRUE(Exists(marker)) << r.screen;
+  EXPECT_EQ(r.exit_code, 0) << r.screen;
+}
+
+TEST_F(Ask, AnEmptyAnswerIsYes) {
+  const std::string marker = dir_.Path("ws/empty");
+  PtyRun r = Answer("", marker);
+  EXPECT_TRUE(Exists(marker)) << r.screen;
+}
+
+TEST_F(Ask, AnUnlistedCommandAnsweredNoIsRefused) {
+  const std::string marker = dir_.Path("ws/no");
+  PtyRun r = Answer("n", marker);
+  EXPECT_THAT(r.screen, HasSubstr("Allow it once?"));
+  EXPECT_FALSE(Exists(marker)) << r.screen;
+  EXPECT_THAT(ReadFile(Log()), HasSubstr("refused at the terminal"));
+  EXPECT_THAT(ReadFile(Log()), HasSubstr("\"command\":\"touch " + marker));
+}
+
+TEST_F(Ask, WithoutATerminalAskingRefusesAndSaysWhy) {
+  const std::string marker = dir_.Path("ws/none");
+  ProcessOptions o;
+  o.cwd = dir_.Path("ws");
+  o.env = Env();
+  // setsid: no controlling terminal at all.
+  ProcessResult r = RunProcess(
+      {"/usr/bin/setsid", "-w", RequiredEnv("KLAUNCH_BIN"), "--ask",
+       "--policy", policy_, "--log", Log(), "--", "/bin/sh", "-c",
+       "/usr/bin/touch " + marker},
+      o);
+  EXPECT_FALSE(Exists(marker));
+  EXPECT_THAT(r.err, HasSubstr("no terminal"));
+  EXPECT_THAT(ReadFile(Log()),
+              HasSubstr("asking needs klaunch --ask and a terminal"));
+  EXPECT_THAT(ReadFile(Log()), HasSubstr("\"command\":\"touch " + marker));
+  EXPECT_THAT(r.err, Not(HasSubstr("Allow it once?")));
+}
+
+}  // namespace
+}  // namespace klaunch::testing

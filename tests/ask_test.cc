@@ -137,3 +137,25 @@ TEST_F(Ask, WithoutATerminalAskingRefusesAndSaysWhy) {
 
 }  // namespace
 }  // namespace klaunch::testing
+
+namespace klaunch::testing {
+namespace {
+
+TEST(Terminal, CtrlCReachesTheProgramAndKlaunchReportsItsStatus) {
+  TempDir dir;
+  RunProcess({"/bin/mkdir", "-p", dir.Path("ws"), dir.Path("state")});
+  // The program traps SIGINT and exits 5; klaunch itself must survive the
+  // terminal's signal and pass the status on.
+  PtyRun r = RunOnPty(
+      {RequiredEnv("KLAUNCH_BIN"), "--", "/bin/sh", "-c",
+       "trap 'echo got-int; exit 5' INT; echo waiting; "
+       "while :; do sleep 0.05; done"},
+      {"PATH=/usr/bin:/bin", "HOME=" + dir.path(), "TERM=dumb",
+       "XDG_STATE_HOME=" + dir.Path("state")},
+      dir.Path("ws"), "waiting", {"\x03"});
+  EXPECT_THAT(r.screen, HasSubstr("got-int")) << r.screen;
+  EXPECT_EQ(r.exit_code, 5) << r.screen;
+}
+
+}  // namespace
+}  // namespace klaunch::testing

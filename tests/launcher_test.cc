@@ -60,6 +60,11 @@ int CountLines(const std::string& path) {
   return n;
 }
 
+// The test's own directory is under /tmp, which workspace-write opens; this
+// policy keeps everything outside the workspace closed.
+constexpr char kClosed[] =
+    "extends = \"read-only\"\n[filesystem]\nworkspace_writable = true\n";
+
 TEST(Launcher, TheProgramsExitStatusIsKlaunchs) {
   Launcher l;
   EXPECT_EQ(l.Run({"--", "/bin/true"}).exit_code, 0);
@@ -131,6 +136,26 @@ TEST(Launcher, AMissingShimIs125) {
   EXPECT_THAT(r.err, HasSubstr("libklaunch-shim.so is missing"));
 }
 
+TEST(Launcher, AnInstalledKlaunchFindsItsShimInTheLibraryDirectory) {
+  Launcher l;
+  // The layout `meson install` makes: PREFIX/bin/klaunch and the shim in
+  // PREFIX/LIBDIR/klaunch.
+  const std::string bin = l.Path("prefix/bin");
+  const std::string lib = bin + "/" + RequiredEnv("KLAUNCH_SHIM_RELDIR");
+  RunProcess({"/bin/mkdir", "-p", bin, lib});
+  RunProcess({"/bin/cp", RequiredEnv("KLAUNCH_BIN"), bin + "/klaunch"});
+  RunProcess({"/bin/cp", RequiredEnv("KLAUNCH_SHIM"), lib + "/libklaunch-shim.so"});
+  ProcessOptions o;
+  o.cwd = l.ws();
+  o.env = l.Env();
+  const std::string secret = l.Write("secret", "x\n");
+  const std::string policy = l.Write("p.toml", kClosed);
+  ProcessResult r = RunProcess(
+      {bin + "/klaunch", "--policy", policy, "--", "/bin/cat", secret}, o);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("klaunch: 1 call refused (read 1)"));
+}
+
 TEST(Launcher, TheEnvironmentHoldsOnlyWhatThePolicyKeepsOrSets) {
   Launcher l;
   const std::string policy = l.Write(
@@ -143,11 +168,6 @@ TEST(Launcher, TheEnvironmentHoldsOnlyWhatThePolicyKeepsOrSets) {
   EXPECT_THAT(r.out, Not(HasSubstr("AWS_SECRET_ACCESS_KEY")));
   EXPECT_THAT(r.out, HasSubstr("LD_PRELOAD="));
 }
-
-// The test's own directory is under /tmp, which workspace-write opens; this
-// policy keeps everything outside the workspace closed.
-constexpr char kClosed[] =
-    "extends = \"read-only\"\n[filesystem]\nworkspace_writable = true\n";
 
 TEST(Launcher, ARefusalIsSummarisedWithTheAuditLogsPath) {
   Launcher l;
@@ -182,11 +202,13 @@ TEST(Launcher, QuietSaysNothingAndVerboseNamesEachRefusal) {
 TEST(Launcher, TheProgramCannotReadOrForgeItsOwnAuditLog) {
   Launcher l;
   const std::string log = l.Path("ws/audit.jsonl");
-  ProcessResult r = l.Run({"--log", log, "--", "/bin/sh", "-c",
-                           "cat /etc/shadow; echo forged >> " + log + "; cat " + log});
+  const std::string secret = l.Write("secret", "x\n");
+  const std::string policy = l.Write("p.toml", kClosed);
+  ProcessResult r = l.Run({"--policy", policy, "--log", log, "--", "/bin/sh", "-c",
+                           "cat " + secret + "; echo forged >> " + log + "; cat " + log});
   EXPECT_THAT(r.out, Not(HasSubstr("forged")));
   EXPECT_THAT(ReadFile(log), Not(HasSubstr("forged")));
-  EXPECT_THAT(ReadFile(log), HasSubstr("\"target\":\"/etc/shadow\""));
+  EXPECT_THAT(ReadFile(log), HasSubstr("\"target\":\"" + secret + "\""));
 }
 
 TEST(Launcher, SignalsSentToKlaunchReachTheProgram) {
@@ -253,7 +275,8 @@ TEST(Launcher, AuditModePerformsWhatEnforceRefusesAndLogsTheSameTargets) {
       "p.toml", std::string(kClosed) +
                     "[commands]\nallow = [\"sh *\", \"cat *\"]\n");
   const std::string out_file = l.Path("outside.txt");
-  const std::string cmd = "cat /etc/shadow > /dev/null; echo hi > " + out_file +
+  const std::string secret = l.Write("secret", "x\n");
+  const std::string cmd = "cat " + secret + " > /dev/null; echo hi > " + out_file +
                           "; /usr/bin/id -u > /dev/null; true";
   const std::string enforce_log = l.Path("enforce.jsonl");
   const std::string audit_log = l.Path("audit.jsonl");
@@ -358,7 +381,8 @@ TEST(PolicyExamples, EachRunsItsProgramAndRefusesWhatItShould) {
        {"/usr/bin/git", "commit", "--allow-empty", "-m", "x"}},
       {"pip-venv.toml",
        {"/usr/bin/python3", "-c", "import venv, json; print('ok')"},
-       {"/usr/bin/python3", "-c", "open('/etc/shadow')"}},
+       {"/usr/bin/python3", "-c",
+        "import os; open(os.path.expanduser('~/.ssh/id_rsa'))"}},
       {"npm-ci.toml",
        {"/bin/sh", "-c", "echo ok > package-lock.json"},
        {"/bin/sh", "-c", "cat \"$HOME/.npmrc\""}},
@@ -366,7 +390,7 @@ TEST(PolicyExamples, EachRunsItsProgramAndRefusesWhatItShould) {
        {"/usr/bin/git", "status"},
        {"/bin/sh", "-c", "true"}},
       {"audit-everything.toml",
-       {"/bin/cat", "/etc/shadow"},
+       {"/bin/sh", "-c", "ls /root > /dev/null; true"},
        {}},
   };
   for (const Example& ex : examples) {

@@ -262,13 +262,9 @@ KL_EXPORT int open(const char* path, int flags, ...) {
   return OpenAt("open", AT_FDCWD, path, flags, mode);
 }
 
-KL_EXPORT int open64(const char* path, int flags, ...) {
-  va_list ap;
-  va_start(ap, flags);
-  mode_t mode = klaunch::shim::ModeOf(flags, ap);
-  va_end(ap);
-  return OpenAt("open", AT_FDCWD, path, flags, mode);
-}
+// The 64-bit names are the same functions on a 64-bit ABI.
+KL_EXPORT int open64(const char* path, int flags, ...)
+    __attribute__((alias("open")));
 
 KL_EXPORT int openat(int dirfd, const char* path, int flags, ...) {
   va_list ap;
@@ -278,49 +274,39 @@ KL_EXPORT int openat(int dirfd, const char* path, int flags, ...) {
   return OpenAt("openat", dirfd, path, flags, mode);
 }
 
-KL_EXPORT int openat64(int dirfd, const char* path, int flags, ...) {
-  va_list ap;
-  va_start(ap, flags);
-  mode_t mode = klaunch::shim::ModeOf(flags, ap);
-  va_end(ap);
-  return OpenAt("openat", dirfd, path, flags, mode);
-}
+KL_EXPORT int openat64(int dirfd, const char* path, int flags, ...)
+    __attribute__((alias("openat")));
 
 KL_EXPORT int creat(const char* path, mode_t mode) {
   return OpenAt("creat", AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC, mode);
 }
 
-KL_EXPORT int creat64(const char* path, mode_t mode) {
-  return OpenAt("creat", AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC, mode);
-}
+KL_EXPORT int creat64(const char* path, mode_t mode)
+    __attribute__((alias("creat")));
 
 // The fortified forms: called by _FORTIFY_SOURCE code when the flags need no
 // mode.
 KL_EXPORT int __open_2(const char* path, int flags) {
   return OpenAt("open", AT_FDCWD, path, flags, 0);
 }
-KL_EXPORT int __open64_2(const char* path, int flags) {
-  return OpenAt("open", AT_FDCWD, path, flags, 0);
-}
+KL_EXPORT int __open64_2(const char* path, int flags)
+    __attribute__((alias("__open_2")));
 KL_EXPORT int __openat_2(int dirfd, const char* path, int flags) {
   return OpenAt("openat", dirfd, path, flags, 0);
 }
-KL_EXPORT int __openat64_2(int dirfd, const char* path, int flags) {
-  return OpenAt("openat", dirfd, path, flags, 0);
-}
+KL_EXPORT int __openat64_2(int dirfd, const char* path, int flags)
+    __attribute__((alias("__openat_2")));
 
 KL_EXPORT FILE* fopen(const char* path, const char* mode) {
   return Fopen("fopen", path, mode);
 }
-KL_EXPORT FILE* fopen64(const char* path, const char* mode) {
-  return Fopen("fopen", path, mode);
-}
+KL_EXPORT FILE* fopen64(const char* path, const char* mode)
+    __attribute__((alias("fopen")));
 KL_EXPORT FILE* freopen(const char* path, const char* mode, FILE* stream) {
   return Freopen("freopen", path, mode, stream);
 }
-KL_EXPORT FILE* freopen64(const char* path, const char* mode, FILE* stream) {
-  return Freopen("freopen", path, mode, stream);
-}
+KL_EXPORT FILE* freopen64(const char* path, const char* mode, FILE* stream)
+    __attribute__((alias("freopen")));
 
 KL_EXPORT DIR* opendir(const char* path) {
   int fd = OpenAt("opendir", AT_FDCWD, path,

@@ -70,11 +70,7 @@ std::vector<std::string> Sandbox::AuditLines() const {
 std::vector<std::string> Sandbox::RefusedTargets() const {
   std::vector<std::string> out;
   for (const std::string& line : AuditLines()) {
-    const std::string key = "\"target\":\"";
-    size_t at = line.find(key);
-    if (at == std::string::npos) continue;
-    at += key.size();
-    out.push_back(line.substr(at, line.find('"', at) - at));
+    out.push_back(Field(line, "target"));
   }
   return out;
 }
@@ -89,6 +85,50 @@ std::string Sandbox::CompileC(const std::string& name,
   ProcessResult r = RunProcess(argv);
   EXPECT_EQ(r.exit_code, 0) << "compile of " << name << " failed:\n" << r.err;
   return out;
+}
+
+std::string Field(const std::string& line, const std::string& key) {
+  const std::string open = "\"" + key + "\":\"";
+  size_t at = line.find(open);
+  if (at == std::string::npos) return "";
+  std::string out;
+  for (at += open.size(); at < line.size() && line[at] != '"'; ++at) {
+    if (line[at] == '\\' && at + 1 < line.size()) ++at;
+    out += line[at];
+  }
+  return out;
+}
+
+std::vector<std::string> LinesFor(const Sandbox& box,
+                                  const std::string& target) {
+  std::vector<std::string> out;
+  for (const std::string& line : box.AuditLines()) {
+    if (Field(line, "target") == target) out.push_back(line);
+  }
+  return out;
+}
+
+std::vector<std::string> LinesMentioning(const Sandbox& box,
+                                         const std::string& text) {
+  std::vector<std::string> out;
+  for (const std::string& line : box.AuditLines()) {
+    if (Field(line, "message").find(text) != std::string::npos) {
+      out.push_back(line);
+    }
+  }
+  return out;
+}
+
+std::string Dump(const Sandbox& box) {
+  std::string out;
+  for (const std::string& line : box.AuditLines()) out += line + "\n";
+  return out.empty() ? "(audit log empty)" : out;
+}
+
+std::string Show(const ProcessResult& r) {
+  return "exit " + std::to_string(r.exit_code) + " signal " +
+         std::to_string(r.signal) + "\nstdout:\n" + r.out + "\nstderr:\n" +
+         r.err;
 }
 
 }  // namespace klaunch::testing

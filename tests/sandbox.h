@@ -52,6 +52,21 @@ class Sandbox {
   std::string log_;
 };
 
+// The value of a string field of one audit line ("" when absent), with the
+// JSON escapes undone.
+std::string Field(const std::string& line, const std::string& key);
+
+// The audit lines whose target is `target`, and those whose message holds
+// `text`.
+std::vector<std::string> LinesFor(const Sandbox& box,
+                                  const std::string& target);
+std::vector<std::string> LinesMentioning(const Sandbox& box,
+                                         const std::string& text);
+
+// The audit log, and a process's result, as text for a failure message.
+std::string Dump(const Sandbox& box);
+std::string Show(const ProcessResult& r);
+
 }  // namespace klaunch::testing
 
 #endif  // KLAUNCH_TESTS_SANDBOX_H_

@@ -22,53 +22,10 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
 
-// The value of a string field of one audit line ("" when absent), with the
-// JSON escapes the shim writes undone.
-std::string Field(const std::string& line, const std::string& key) {
-  const std::string open = "\"" + key + "\":\"";
-  size_t at = line.find(open);
-  if (at == std::string::npos) return "";
-  std::string out;
-  for (at += open.size(); at < line.size() && line[at] != '"'; ++at) {
-    if (line[at] == '\\' && at + 1 < line.size()) ++at;
-    out += line[at];
-  }
-  return out;
-}
 
-// The audit lines whose target is `target`.
-std::vector<std::string> LinesFor(const Sandbox& box,
-                                  const std::string& target) {
-  std::vector<std::string> out;
-  for (const std::string& line : box.AuditLines()) {
-    if (Field(line, "target") == target) out.push_back(line);
-  }
-  return out;
-}
 
-// The audit lines whose message contains `text`.
-std::vector<std::string> LinesMentioning(const Sandbox& box,
-                                         const std::string& text) {
-  std::vector<std::string> out;
-  for (const std::string& line : box.AuditLines()) {
-    if (Field(line, "message").find(text) != std::string::npos) {
-      out.push_back(line);
-    }
-  }
-  return out;
-}
 
-std::string Dump(const Sandbox& box) {
-  std::string out;
-  for (const std::string& line : box.AuditLines()) out += line + "\n";
-  return out.empty() ? "(audit log empty)" : out;
-}
 
-std::string Show(const ProcessResult& r) {
-  return "exit " + std::to_string(r.exit_code) + " signal " +
-         std::to_string(r.signal) + "\nstdout:\n" + r.out + "\nstderr:\n" +
-         r.err;
-}
 
 void Copy(const std::string& from, const std::string& to) {
   ProcessResult r = RunProcess({"/bin/cp", from, to});

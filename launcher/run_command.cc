@@ -119,17 +119,31 @@ absl::Status WriteFile(const std::string& path, const std::string& text) {
 }
 
 // Entries klaunch adds so the program can neither read nor forge its own
-// policy or audit log.
-void DenyOwnFiles(Policy* policy, const std::vector<std::string>& paths) {
+// policy or audit log. Only where the policy would otherwise admit them: a
+// deny entry costs every stat a path resolution in the shim, and the presets
+// already keep $HOME's state directory closed.
+absl::Status DenyOwnFiles(Policy* policy, const std::vector<std::string>& paths) {
+  absl::StatusOr<Engine> without = Engine::Create(*policy);
+  if (!without.ok()) return without.status();
   for (const std::string& path : paths) {
+    char real[PATH_MAX];
+    const std::string resolved = realpath(path.c_str(), real) ? real : path;
+    bool reachable = false;
+    for (const std::string& p : {path, resolved}) {
+      for (Access a : {Access::kRead, Access::kWrite}) {
+        reachable |= without->CheckPath(a, p).allowed() ||
+                     without->CheckPath(a, p + "/x").allowed();
+      }
+    }
+    if (!reachable) continue;
     Entry e;
     e.value = path;
-    char real[PATH_MAX];
-    e.resolved = realpath(path.c_str(), real) ? real : path;
+    e.resolved = resolved;
     e.key = absl::StrCat("filesystem.deny[", policy->filesystem.deny.size(), "]");
     e.preset = "klaunch";
     policy->filesystem.deny.push_back(std::move(e));
   }
+  return absl::OkStatus();
 }
 
 std::string GetVar(const std::vector<std::string>& env, absl::string_view name) {
@@ -267,7 +281,10 @@ int RunProgram(const RunOptions& o) {
     }
     close(fd);
   }
-  DenyOwnFiles(&*policy, {base, log});
+  if (absl::Status s = DenyOwnFiles(&*policy, {base, log}); !s.ok()) {
+    Say(std::string(s.message()));
+    return kExitKlaunchFailed;
+  }
   absl::StatusOr<Engine> engine = Engine::Create(*policy);
   if (!engine.ok()) {
     Say(std::string(engine.status().message()));

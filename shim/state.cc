@@ -55,24 +55,57 @@ bool ReadPolicy(const char* path, std::string* text, std::string* error) {
   return true;
 }
 
+// The shim's variables as the process started with them, captured before
+// main by a constructor that only copies bytes (no allocation, no lock), so
+// a program that edits its environment before its first judged call cannot
+// change what the shim enforces or hands to its children.
+constexpr const char* kVariables[] = {"KLAUNCH_POLICY_FILE", "KLAUNCH_AUDIT_LOG",
+                                      "KLAUNCH_SHIM", "KLAUNCH_VERBOSE",
+                                      "KLAUNCH_ASK_SOCKET"};
+constexpr int kNumVariables = sizeof(kVariables) / sizeof(kVariables[0]);
+char g_captured[kNumVariables][4096];
+bool g_present[kNumVariables];
+bool g_capture_done = false;
+
+// Also called by Initialise: another library's constructor may make the
+// first judged call before this one has run.
+__attribute__((constructor)) void CaptureEnvironment() {
+  if (g_capture_done) return;
+  g_capture_done = true;
+  for (int i = 0; i < kNumVariables; ++i) {
+    const char* v = getenv(kVariables[i]);
+    if (v == nullptr || std::strlen(v) >= sizeof(g_captured[i])) continue;
+    std::memcpy(g_captured[i], v, std::strlen(v) + 1);
+    g_present[i] = true;
+  }
+}
+
+const char* Captured(const char* name) {
+  for (int i = 0; i < kNumVariables; ++i) {
+    if (std::strcmp(kVariables[i], name) == 0) {
+      return g_present[i] ? g_captured[i] : nullptr;
+    }
+  }
+  return nullptr;
+}
+
 void Initialise() {
   const bool outer = t_in_shim;
   t_in_shim = true;
+  CaptureEnvironment();
   auto* c = new Config;
   c->exe = ReadLink("/proc/self/exe");
-  const char* policy = getenv("KLAUNCH_POLICY_FILE");
-  const char* log = getenv("KLAUNCH_AUDIT_LOG");
-  const char* shim = getenv("KLAUNCH_SHIM");
-  const char* verbose = getenv("KLAUNCH_VERBOSE");
-  const char* ask = getenv("KLAUNCH_ASK_SOCKET");
+  const char* policy = Captured("KLAUNCH_POLICY_FILE");
+  const char* log = Captured("KLAUNCH_AUDIT_LOG");
+  const char* shim = Captured("KLAUNCH_SHIM");
+  const char* verbose = Captured("KLAUNCH_VERBOSE");
+  const char* ask = Captured("KLAUNCH_ASK_SOCKET");
   if (ask != nullptr && *ask == '/') c->ask_socket = ask;
   if (log != nullptr && *log != '\0') c->audit_log = log;
   c->verbose = verbose != nullptr && std::strcmp(verbose, "1") == 0;
   if (shim != nullptr && *shim == '/') c->shim_path = shim;
-  for (const char* name : {"KLAUNCH_POLICY_FILE", "KLAUNCH_AUDIT_LOG",
-                           "KLAUNCH_SHIM", "KLAUNCH_VERBOSE",
-                           "KLAUNCH_ASK_SOCKET"}) {
-    if (const char* v = getenv(name)) {
+  for (const char* name : kVariables) {
+    if (const char* v = Captured(name)) {
       c->inject.push_back(std::string(name) + "=" + v);
     }
   }

@@ -12,8 +12,10 @@
 // its children run under. Without a usable policy the shim fails closed:
 // every judged call is refused, naming the reason.
 //
-// Initialisation is lazy (the first judged call, or fork) and runs once; it
-// is the only place the shim allocates outside a judgement.
+// The variables are copied by a constructor that does nothing else (no
+// allocation, no lock); loading the policy is lazy (the first judged call,
+// or fork), runs once, and is the only place the shim allocates outside a
+// judgement.
 
 #ifndef KLAUNCH_SHIM_STATE_H_
 #define KLAUNCH_SHIM_STATE_H_

@@ -211,6 +211,32 @@ TEST(Launcher, TheProgramCannotReadOrForgeItsOwnAuditLog) {
   EXPECT_THAT(ReadFile(log), HasSubstr("\"target\":\"" + secret + "\""));
 }
 
+TEST(Launcher, AProgramThatEditsItsEnvironmentFirstStillConfinesItsChildren) {
+  Launcher l;
+  const std::string secret = l.Write("secret", "TOPSECRET\n");
+  const std::string policy = l.Write("p.toml", kClosed);
+  // Before any judged call: point the shim elsewhere and drop the preload,
+  // then run a child.
+  const std::string src = l.Write("edit.c", R"C(
+#include <stdlib.h>
+#include <unistd.h>
+int main(int argc, char** argv) {
+  setenv("KLAUNCH_POLICY_FILE", "/nonexistent", 1);
+  unsetenv("LD_PRELOAD");
+  unsetenv("KLAUNCH_SHIM");
+  char* args[] = {"cat", argv[1], 0};
+  execv("/bin/cat", args);
+  return 99;
+}
+)C");
+  const std::string prog = l.Path("ws/edit");
+  ASSERT_EQ(RunProcess({"/usr/bin/cc", "-o", prog, src}).exit_code, 0);
+  ProcessResult r = l.Run({"--policy", policy, "--", prog, secret});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_THAT(r.out, Not(HasSubstr("TOPSECRET")));
+  EXPECT_THAT(r.err, HasSubstr("klaunch: 1 call refused (read 1)"));
+}
+
 TEST(Launcher, SignalsSentToKlaunchReachTheProgram) {
   Launcher l;
   const std::string marker = l.Path("ws/got-term");

@@ -15,21 +15,14 @@ int RunCheck(int argc, char** argv) {
                          "usage: klaunch check FILE\n", argc);
     return 2;
   }
-  const std::string path = argv[0];
-  absl::StatusOr<Policy> policy = LoadPolicyFile(path, CurrentLoadContext());
-  if (!policy.ok()) {
-    std::fprintf(stderr, "klaunch: %s\n",
-                 std::string(policy.status().message()).c_str());
-    return 2;
-  }
-  // Compiling is what catches bad globs, RE2, hosts and ports.
-  absl::StatusOr<Engine> engine = Engine::Create(*policy);
+  // Compiling (LoadEngine) is what catches bad globs, RE2, hosts and ports.
+  absl::StatusOr<Engine> engine = LoadEngine(argv[0], CurrentLoadContext());
   if (!engine.ok()) {
     std::fprintf(stderr, "klaunch: %s\n",
                  std::string(engine.status().message()).c_str());
     return 2;
   }
-  std::fputs(EffectiveToml(*policy).c_str(), stdout);
+  std::fputs(EffectiveToml(engine->policy()).c_str(), stdout);
   return 0;
 }
 

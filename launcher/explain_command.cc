@@ -73,16 +73,15 @@ int RunExplain(const std::vector<std::string>& args) {
   }
   if (kind.empty()) return Usage("nothing to explain");
   const LoadContext ctx = CurrentLoadContext();
-  absl::StatusOr<Policy> policy =
+  absl::StatusOr<Engine> engine =
       policy_file.empty()
-          ? PresetPolicy(preset.empty() ? "workspace-write" : preset, ctx)
-          : LoadPolicyFile(policy_file, ctx);
-  if (!policy.ok()) {
-    std::fprintf(stderr, "klaunch: %s\n",
-                 std::string(policy.status().message()).c_str());
-    return 2;
-  }
-  absl::StatusOr<Engine> engine = Engine::Create(*policy);
+          ? [&]() -> absl::StatusOr<Engine> {
+              absl::StatusOr<Policy> p = PresetPolicy(
+                  preset.empty() ? "workspace-write" : preset, ctx);
+              if (!p.ok()) return p.status();
+              return Engine::Create(*p);
+            }()
+          : LoadEngine(policy_file, ctx);
   if (!engine.ok()) {
     std::fprintf(stderr, "klaunch: %s\n",
                  std::string(engine.status().message()).c_str());

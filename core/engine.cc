@@ -322,6 +322,20 @@ Decision Engine::CheckConnect(const IpAddress& address, uint16_t port,
                                key, "\" to network.allow to allow it")};
 }
 
+Decision Engine::CheckMove(absl::string_view path) const {
+  for (const PathRule& rule : c_->deny) {
+    if (rule.pattern.PinsBelow(path) ||
+        (rule.resolved && rule.resolved->PinsBelow(path))) {
+      return Decision{
+          Verdict::kDeny, rule.entry->key,
+          absl::StrCat("rename of ", path, " refused: it would move what ",
+                       rule.entry->key, " (", Quoted(*rule.entry),
+                       ") denies out from under it")};
+    }
+  }
+  return Allow("filesystem.move");
+}
+
 Decision Engine::CheckAbstractUnix(absl::string_view name) const {
   if (c_->policy.network.unix_abstract) return Allow(kUnixAbstract);
   return Decision{Verdict::kDeny, kUnixAbstract,

@@ -88,6 +88,11 @@ class Engine {
   Decision CheckConnect(const IpAddress& address, uint16_t port,
                         absl::string_view hostname) const;
 
+  // Moving (renaming) the directory `path`, already judged as a write: refused
+  // when a deny entry pins something below it (PathPattern::PinsBelow), since
+  // the move would carry that out from under the entry.
+  Decision CheckMove(absl::string_view path) const;
+
   // Abstract-namespace Unix sockets: open or closed as a whole.
   Decision CheckAbstractUnix(absl::string_view name) const;
 

@@ -162,42 +162,87 @@ absl::StatusOr<PathPattern> PathPattern::Compile(absl::string_view pattern) {
   return out;
 }
 
-bool PathPattern::Covers(absl::string_view path) const {
-  if (literal_) return PathIsWithin(path, text_);
-  // A bit-set NFA over pattern components: bit i set means "the first i
-  // components are matched". Reaching bit n at any point means a prefix of
-  // the path matches, so the path is covered.
-  const size_t n = components_.size();
-  auto closure = [&](uint64_t states) {
-    for (size_t i = 0; i < n; ++i) {
-      if ((states >> i & 1) && components_[i] == "**") states |= 1ull << (i + 1);
+namespace {
+
+// The bit-set NFA over pattern components: bit i set means "the first i
+// components are matched". `**` components loop.
+class Nfa {
+ public:
+  explicit Nfa(const std::vector<std::string>& components)
+      : c_(components), n_(components.size()) {}
+  uint64_t accept() const { return 1ull << n_; }
+  uint64_t Closure(uint64_t states) const {
+    for (size_t i = 0; i < n_; ++i) {
+      if ((states >> i & 1) && c_[i] == "**") states |= 1ull << (i + 1);
     }
     return states;
-  };
-  const uint64_t accept = 1ull << n;
-  uint64_t states = closure(1);
-  if (states & accept) return true;
+  }
+  uint64_t Start() const { return Closure(1); }
+  uint64_t Step(uint64_t states, absl::string_view part) const {
+    uint64_t next = 0;
+    for (size_t i = 0; i < n_; ++i) {
+      if (!(states >> i & 1)) continue;
+      if (c_[i] == "**") {
+        next |= 1ull << i;
+      } else if (GlobMatch(c_[i], part)) {
+        next |= 1ull << (i + 1);
+      }
+    }
+    return Closure(next);
+  }
+
+ private:
+  const std::vector<std::string>& c_;
+  size_t n_;
+};
+
+// Calls f(component) for each component of a normalised path; stops when f
+// returns false.
+template <typename F>
+void ForEachComponent(absl::string_view path, F f) {
   size_t start = 1;
   while (start < path.size()) {
     size_t end = path.find('/', start);
     if (end == absl::string_view::npos) end = path.size();
     absl::string_view part = path.substr(start, end - start);
     start = end + 1;
-    if (part.empty()) continue;
-    uint64_t next = 0;
-    for (size_t i = 0; i < n; ++i) {
-      if (!(states >> i & 1)) continue;
-      if (components_[i] == "**") {
-        next |= 1ull << i;
-      } else if (GlobMatch(components_[i], part)) {
-        next |= 1ull << (i + 1);
-      }
-    }
-    states = closure(next);
-    if (states & accept) return true;
-    if (states == 0) return false;
+    if (!part.empty() && !f(part)) return;
   }
-  return false;
+}
+
+}  // namespace
+
+bool PathPattern::Covers(absl::string_view path) const {
+  if (literal_) return PathIsWithin(path, text_);
+  // Reaching the accepting state at any point means a prefix of the path
+  // matches, so the path is covered.
+  const Nfa nfa(components_);
+  uint64_t states = nfa.Start();
+  bool covered = (states & nfa.accept()) != 0;
+  ForEachComponent(path, [&](absl::string_view part) {
+    if (covered) return false;
+    states = nfa.Step(states, part);
+    covered = (states & nfa.accept()) != 0;
+    return states != 0;
+  });
+  return covered;
+}
+
+bool PathPattern::PinsBelow(absl::string_view path) const {
+  if (literal_) return PathIsWithin(text_, path) || PathIsWithin(path, text_);
+  const Nfa nfa(components_);
+  const uint64_t start = nfa.Start();
+  uint64_t states = start;
+  bool covered = (states & nfa.accept()) != 0;
+  ForEachComponent(path, [&](absl::string_view part) {
+    if (covered) return false;
+    states = nfa.Step(states, part);
+    covered = (states & nfa.accept()) != 0;
+    return states != 0;
+  });
+  // Live states beyond those the pattern starts in mean part of the match
+  // lies in `path` itself.
+  return covered || (states & ~start) != 0;
 }
 
 }  // namespace klaunch

@@ -64,6 +64,12 @@ class PathPattern {
   // lies below a path that is.
   bool Covers(absl::string_view path) const;
 
+  // True when moving the directory `path` elsewhere could take something
+  // out from under the pattern: the pattern covers `path`, or a path below it
+  // whose match depends on `path`'s own components. `**/.env` pins nothing
+  // (it matches wherever the directory goes); `/srv/*/secret` pins /srv/a.
+  bool PinsBelow(absl::string_view path) const;
+
   bool is_literal() const { return literal_; }
   const std::string& text() const { return text_; }
 

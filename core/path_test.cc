@@ -675,3 +675,34 @@ TEST(PathPattern, AgreesWithAReferenceMatcherOnSmallInputs) {
 
 }  // namespace
 }  // namespace klaunch
+
+namespace klaunch {
+namespace {
+
+TEST(PathPattern, MovingADirectoryThatHoldsALiteralDenyIsPinned) {
+  PathPattern p = *PathPattern::Compile("/ws/config/credentials.json");
+  EXPECT_TRUE(p.PinsBelow("/ws/config"));
+  EXPECT_TRUE(p.PinsBelow("/ws"));
+  EXPECT_TRUE(p.PinsBelow("/ws/config/credentials.json"));
+  EXPECT_FALSE(p.PinsBelow("/ws/other"));
+  EXPECT_FALSE(p.PinsBelow("/ws/conf"));
+}
+
+TEST(PathPattern, AnAnywherePatternPinsOnlyDirectoriesNamedInItsMatch) {
+  PathPattern env = *PathPattern::Compile("**/.env");
+  EXPECT_FALSE(env.PinsBelow("/ws/app")) << "a .env goes wherever app goes";
+  EXPECT_TRUE(env.PinsBelow("/ws/app/.env"));
+  PathPattern pem = *PathPattern::Compile("**/secrets/*.pem");
+  EXPECT_TRUE(pem.PinsBelow("/ws/a/secrets"));
+  EXPECT_FALSE(pem.PinsBelow("/ws/a/public"));
+}
+
+TEST(PathPattern, AnAbsoluteGlobPinsTheDirectoriesItsMatchPassesThrough) {
+  PathPattern p = *PathPattern::Compile("/srv/*/secret");
+  EXPECT_TRUE(p.PinsBelow("/srv/a"));
+  EXPECT_TRUE(p.PinsBelow("/srv"));
+  EXPECT_FALSE(p.PinsBelow("/tmp/a"));
+}
+
+}  // namespace
+}  // namespace klaunch

@@ -160,6 +160,12 @@ bool AllowPath(const char* op, Access access, const char* path) {
                c.engine->CheckPath(access, path));
 }
 
+bool AllowMove(const char* op, const char* path) {
+  const Config& c = GetConfig();
+  if (c.engine == nullptr) return NoEngine(op, path);
+  return Apply(op, path, "write", c.engine->CheckMove(path));
+}
+
 bool AllowMissing(const char* op, Access access, int dirfd, const char* path) {
   const Config& c = GetConfig();
   if (c.engine == nullptr) return NoEngine(op, path);

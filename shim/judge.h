@@ -21,6 +21,10 @@ namespace klaunch::shim {
 // it is something the process already holds (a pipe, a socket).
 bool AllowPath(const char* op, Access access, const char* path);
 
+// Moving the directory `path` (already judged as a write): refused when a
+// deny entry would lose what it covers below it.
+bool AllowMove(const char* op, const char* path);
+
 // For a target that does not resolve (the call will fail anyway): true when
 // the call may go on to fail natively, false (errno = EACCES, recorded) when
 // a deny rule covers where it would have been, so that a missing file under

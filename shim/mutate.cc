@@ -5,6 +5,7 @@
 // *removexattr.
 
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -75,6 +76,17 @@ long Rename(const char* op, int olddirfd, const char* oldpath, int newdirfd,
     return Failed(r);
   }
   if (!AllowPath(op, kW, from.path) || !AllowPath(op, kW, to.path)) return -1;
+  // Moving a directory moves everything below it: a deny entry must not be
+  // left behind (RENAME_EXCHANGE moves the other side too).
+  auto is_dir = [](const PinnedParent& p) {
+    struct stat st;
+    return sys(SYS_newfstatat, p.fd, p.last, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+           S_ISDIR(st.st_mode);
+  };
+  if (is_dir(from) && !AllowMove(op, from.path)) return -1;
+  if ((flags & RENAME_EXCHANGE) && is_dir(to) && !AllowMove(op, to.path)) {
+    return -1;
+  }
   scope.RestoreErrno();
   return Ret(sys(SYS_renameat2, from.fd, from.last, to.fd, to.last, flags));
 }

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
@@ -90,6 +91,13 @@ const char* Captured(const char* name) {
 }
 
 void Initialise() {
+  // Loading the policy is the one place the shim calls code that could reach
+  // its own wrappers; those calls pass straight through. Signals are blocked
+  // meanwhile, so no handler of the program's can run (and pass through)
+  // inside that window.
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &old);
   const bool outer = t_in_shim;
   t_in_shim = true;
   CaptureEnvironment();
@@ -129,6 +137,7 @@ void Initialise() {
   }
   g_config = c;
   t_in_shim = outer;
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
 
 }  // namespace
@@ -150,7 +159,8 @@ void* RealSymbol(const char* name) {
   return p;
 }
 
-Scope::Scope() : saved_errno_(errno), nested_(t_in_shim) { t_in_shim = true; }
-Scope::~Scope() { t_in_shim = nested_; }
+// A Scope does not mark the thread as inside the shim: a signal handler that
+// interrupts a judgement and calls open must be judged like any other call.
+Scope::Scope() : saved_errno_(errno), nested_(t_in_shim) {}
 
 }  // namespace klaunch::shim

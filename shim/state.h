@@ -46,20 +46,20 @@ struct Config {
 // Initialises on first use. Never null.
 const Config& GetConfig();
 
-// The reentrancy guard and errno keeper of one interposed call. A call made
-// while the shim is already working on this thread (the core calling libc,
-// libc calling back) is passed straight to the kernel.
+// The errno keeper of one interposed call, and its reentrancy check: a call
+// made while the shim loads its policy on this thread (the only time the
+// shim runs code that may call back into its wrappers) is passed straight to
+// the kernel. Judging itself does not mark the thread, so a signal handler
+// interrupting a judgement is judged too.
 class Scope {
  public:
   Scope();
-  ~Scope();
   Scope(const Scope&) = delete;
   Scope& operator=(const Scope&) = delete;
 
   // True when this call arrived from inside the shim itself.
   bool nested() const { return nested_; }
-  // True while the shim works on this thread (without entering a scope), for
-  // wrappers built on other wrappers.
+  // True while the shim loads its policy on this thread.
   static bool Active();
   // errno as the program left it, for calls that succeed.
   void RestoreErrno() const { errno = saved_errno_; }

@@ -1411,3 +1411,33 @@ TEST(ShimFiles, OrdinaryCoreutilsWorkRaisesNoRefusalWhenDenyRulesExistToo) {
 
 }  // namespace
 }  // namespace klaunch::testing
+
+namespace klaunch::testing {
+namespace {
+
+TEST(ShimFiles, RenamingADirectoryCannotCarryADeniedFileOutFromUnderItsRule) {
+  Sandbox box(
+      "extends = \"read-only\"\n[filesystem]\nworkspace_writable = true\n"
+      "deny = [\"@WS@/config/credentials.json\", \"**/secrets/*.pem\"]\n");
+  box.Write("ws/config/credentials.json", "CREDENTIALS\n");
+  box.Write("ws/keys/secrets/a.pem", "PEM\n");
+  box.Write("ws/app/.env", "ENV\n");
+  ProcessResult r = box.Run(
+      {"/bin/sh", "-c",
+       "mv config config2; cat config2/credentials.json; "
+       "mv keys/secrets keys/open; cat keys/open/a.pem; "
+       "mv keys keys2; cat keys2/secrets/a.pem; "
+       "mv app app2 && echo moved-app"});
+  EXPECT_THAT(r.out, Not(HasSubstr("CREDENTIALS")));
+  EXPECT_THAT(r.out, Not(HasSubstr("PEM")));
+  EXPECT_TRUE(Exists(box.Path("ws/config/credentials.json")));
+  // Moving keys/ is fine: **/secrets/*.pem still covers keys2/secrets/a.pem
+  // (and the cat above was refused), but renaming secrets/ itself is not.
+  EXPECT_TRUE(Exists(box.Path("ws/keys2/secrets/a.pem")));
+  // A directory whose move no rule depends on still moves.
+  EXPECT_THAT(r.out, HasSubstr("moved-app"));
+  EXPECT_THAT(LinesMentioning(box, "out from under it").size(), 2u) << Dump(box);
+}
+
+}  // namespace
+}  // namespace klaunch::testing

@@ -50,9 +50,23 @@ std::string ShimPath() {
   return "";
 }
 
-// The environment a child runs with: the program's, less any LD_PRELOAD or
-// KLAUNCH_* it set, plus the shim's own configuration and an LD_PRELOAD that
-// loads the shim first.
+// "LD_PRELOAD=" with the shim first, then what else the program preloads.
+std::string MergedPreload(const std::string& shim, const std::string& theirs) {
+  std::string out = "LD_PRELOAD=" + shim;
+  size_t start = 0;
+  while (start <= theirs.size()) {
+    size_t end = theirs.find_first_of(": ", start);
+    if (end == std::string::npos) end = theirs.size();
+    std::string item = theirs.substr(start, end - start);
+    if (!item.empty() && item != shim) out += ":" + item;
+    start = end + 1;
+  }
+  return out;
+}
+
+// The environment a child runs with: the program's, less every LD_PRELOAD or
+// KLAUNCH_* entry it holds, plus the shim's own configuration and an
+// LD_PRELOAD that loads the shim first.
 class ChildEnv {
  public:
   explicit ChildEnv(char* const* envp) {
@@ -62,7 +76,7 @@ class ChildEnv {
     if (envp != nullptr) {
       for (char* const* e = envp; *e != nullptr; ++e) {
         if (StartsWith(*e, "LD_PRELOAD=")) {
-          theirs = *e + std::strlen("LD_PRELOAD=");
+          if (theirs.empty()) theirs = *e + std::strlen("LD_PRELOAD=");
           continue;
         }
         if (StartsWith(*e, "KLAUNCH_")) continue;
@@ -72,16 +86,7 @@ class ChildEnv {
     for (const std::string& var : c.inject) {
       ptrs_.push_back(const_cast<char*>(var.c_str()));
     }
-    preload_ = "LD_PRELOAD=" + shim;
-    // Keep what else the program preloads, after the shim.
-    size_t start = 0;
-    while (start <= theirs.size()) {
-      size_t end = theirs.find_first_of(": ", start);
-      if (end == std::string::npos) end = theirs.size();
-      std::string item = theirs.substr(start, end - start);
-      if (!item.empty() && item != shim) preload_ += ":" + item;
-      start = end + 1;
-    }
+    preload_ = MergedPreload(shim, theirs);
     if (!shim.empty()) ptrs_.push_back(preload_.data());
     ptrs_.push_back(nullptr);
   }
@@ -92,25 +97,28 @@ class ChildEnv {
   std::vector<char*> ptrs_;
 };
 
-// Puts the shim's variables back into this process's environment before
-// libc runs a shell with it (system, popen): those read `environ`.
+// Makes this process's `environ` what ChildEnv would hand a child, before
+// libc runs a shell with it (system, popen read `environ`). Every LD_PRELOAD
+// and KLAUNCH_* entry goes, duplicates included, then the shim's come back.
 void RestoreEnviron() {
   const Config& c = GetConfig();
-  for (const std::string& var : c.inject) {
-    const size_t eq = var.find('=');
-    const std::string name = var.substr(0, eq);
-    const char* now = getenv(name.c_str());
-    if (now == nullptr || var.compare(eq + 1, std::string::npos, now) != 0) {
-      setenv(name.c_str(), var.c_str() + eq + 1, 1);
+  const char* first = getenv("LD_PRELOAD");
+  const std::string theirs = first != nullptr ? first : "";
+  std::vector<std::string> names;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    if (StartsWith(*e, "KLAUNCH_") || StartsWith(*e, "LD_PRELOAD=")) {
+      const char* eq = std::strchr(*e, '=');
+      names.emplace_back(*e, eq ? static_cast<size_t>(eq - *e) : std::strlen(*e));
     }
   }
+  for (const std::string& name : names) unsetenv(name.c_str());
+  for (const std::string& var : c.inject) {
+    const size_t eq = var.find('=');
+    setenv(var.substr(0, eq).c_str(), var.c_str() + eq + 1, 1);
+  }
   const std::string shim = ShimPath();
-  const char* preload = getenv("LD_PRELOAD");
-  if (!shim.empty() &&
-      (preload == nullptr || std::strstr(preload, shim.c_str()) == nullptr)) {
-    std::string v = shim;
-    if (preload != nullptr && *preload) v += std::string(":") + preload;
-    setenv("LD_PRELOAD", v.c_str(), 1);
+  if (!shim.empty()) {
+    setenv("LD_PRELOAD", MergedPreload(shim, theirs).c_str() + 11, 1);
   }
 }
 

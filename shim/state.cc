@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include <atomic>
 #include <cstring>
 
 #include "core/loader.h"
@@ -18,7 +19,7 @@ namespace {
 __thread bool t_in_shim __attribute__((tls_model("initial-exec"))) = false;
 
 pthread_once_t g_once = PTHREAD_ONCE_INIT;
-Config* g_config = nullptr;
+std::atomic<Config*> g_config{nullptr};
 
 constexpr size_t kMaxPolicyBytes = 4 << 20;
 
@@ -92,12 +93,8 @@ const char* Captured(const char* name) {
 
 void Initialise() {
   // Loading the policy is the one place the shim calls code that could reach
-  // its own wrappers; those calls pass straight through. Signals are blocked
-  // meanwhile, so no handler of the program's can run (and pass through)
-  // inside that window.
-  sigset_t all, old;
-  sigfillset(&all);
-  pthread_sigmask(SIG_BLOCK, &all, &old);
+  // its own wrappers; those calls pass straight through. GetConfig blocks
+  // signals meanwhile, so no handler of the program's runs in that window.
   const bool outer = t_in_shim;
   t_in_shim = true;
   CaptureEnvironment();
@@ -135,16 +132,22 @@ void Initialise() {
       }
     }
   }
-  g_config = c;
   t_in_shim = outer;
-  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  g_config.store(c, std::memory_order_release);
 }
 
 }  // namespace
 
 const Config& GetConfig() {
+  if (Config* c = g_config.load(std::memory_order_acquire)) return *c;
+  // Signals stay blocked until initialisation is over: a handler calling
+  // back into the shim on this thread would wait on itself.
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &old);
   pthread_once(&g_once, Initialise);
-  return *g_config;
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  return *g_config.load(std::memory_order_acquire);
 }
 
 bool Scope::Active() { return t_in_shim; }

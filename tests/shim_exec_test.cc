@@ -753,3 +753,32 @@ int main(int argc, char** argv) {
 
 }  // namespace
 }  // namespace klaunch::testing
+
+namespace klaunch::testing {
+namespace {
+
+TEST(ShimExec, SystemRunsItsShellUnderTheShimWhateverTheProgramDidToLdPreload) {
+  Sandbox box(
+      "extends = \"read-only\"\n[filesystem]\nworkspace_writable = true\n"
+      "deny = [\"@ROOT@/secret\"]\n");
+  box.Write("secret", "TOPSECRET\n");
+  const std::string prog = box.CompileC("sys", R"C(
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+int main(int argc, char** argv) {
+  char bogus[4200];
+  snprintf(bogus, sizeof(bogus), "%s.x", getenv("KLAUNCH_SHIM"));
+  setenv("LD_PRELOAD", bogus, 1);  /* the shim's path as a prefix only */
+  char cmd[4200];
+  snprintf(cmd, sizeof(cmd), "cat %s", argv[1]);
+  return system(cmd) == 0 ? 0 : 1;
+}
+)C");
+  ProcessResult r = box.Run({prog, box.Path("secret")});
+  EXPECT_THAT(r.out, Not(HasSubstr("TOPSECRET"))) << Show(r);
+  EXPECT_THAT(box.RefusedTargets(), Contains(box.Path("secret"))) << Dump(box);
+}
+
+}  // namespace
+}  // namespace klaunch::testing

@@ -1441,3 +1441,47 @@ TEST(ShimFiles, RenamingADirectoryCannotCarryADeniedFileOutFromUnderItsRule) {
 
 }  // namespace
 }  // namespace klaunch::testing
+
+namespace klaunch::testing {
+namespace {
+
+TEST(ShimFiles, ASignalHandlerInterruptingAJudgementIsJudgedToo) {
+  Sandbox box(
+      "extends = \"read-only\"\n[filesystem]\nworkspace_writable = true\n"
+      "deny = [\"@ROOT@/secret\"]\n");
+  box.Write("secret", "TOPSECRET\n");
+  box.Write("ws/f", "x\n");
+  const std::string prog = box.CompileC("sig", R"C(
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+static const char* secret;
+static volatile int runs, leaks;
+static void handler(int sig) {
+  (void)sig;
+  ++runs;
+  int fd = open(secret, O_RDONLY);
+  if (fd >= 0) { ++leaks; close(fd); }
+}
+int main(int argc, char** argv) {
+  secret = argv[1];
+  signal(SIGALRM, handler);
+  struct itimerval t = {{0, 50}, {0, 50}};
+  setitimer(ITIMER_REAL, &t, 0);
+  struct stat st;
+  for (int i = 0; i < 200000 && runs < 2000; ++i) stat("f", &st);
+  struct itimerval off = {{0, 0}, {0, 0}};
+  setitimer(ITIMER_REAL, &off, 0);
+  printf("runs=%d leaks=%d\n", runs > 0, leaks);
+  return 0;
+}
+)C");
+  ProcessResult r = box.Run({prog, box.Path("secret")});
+  EXPECT_EQ(r.out, "runs=1 leaks=0\n") << Show(r);
+}
+
+}  // namespace
+}  // namespace klaunch::testing

@@ -15,6 +15,9 @@
 
 #include <fcntl.h>
 
+#include <cstdio>
+#include <cstring>
+
 #include "shim/judge.h"
 #include "shim/resolve.h"
 #include "shim/state.h"
@@ -59,6 +62,19 @@ long AtName(const char* op, Access access, int dirfd, const char* path,
   if (r < 0) {
     if (!AllowMissing(op, access, dirfd, path)) return -1;
     return Failed(r);
+  }
+  const size_t last_len = strlen(parent.last);
+  if (last_len > 0 && parent.last[last_len - 1] == '/') {
+    // "name/" makes the kernel follow a final symlink even for calls that
+    // otherwise act on the name: judge and act on what it resolves to.
+    PinnedObject obj;
+    if (PinObject(dirfd, path, true, &obj) == 0) {
+      if (!AllowPath(op, access, obj.path)) return -1;
+      char through[48];
+      snprintf(through, sizeof(through), "%s/", obj.proc);
+      scope.RestoreErrno();
+      return Ret(act(AT_FDCWD, through));
+    }
   }
   if (parent.dot_last) {
     // "dir/." or "..": the name is the directory itself; judge it and let

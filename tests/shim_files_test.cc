@@ -1485,3 +1485,42 @@ int main(int argc, char** argv) {
 
 }  // namespace
 }  // namespace klaunch::testing
+
+namespace klaunch::testing {
+namespace {
+
+TEST(ShimFiles, ATrailingSlashCannotMakeANameCallFollowALinkOutOfTheRoots) {
+  Sandbox box(
+      "extends = \"read-only\"\n[filesystem]\nworkspace_writable = true\n"
+      "deny = [\"@ROOT@/denied\"]\n");
+  RunProcess({"/bin/mkdir", "-p", box.Path("outdir"), box.Path("denied")});
+  RunProcess({"/bin/chmod", "755", box.Path("outdir")});
+  RunProcess({"/bin/ln", "-s", box.Path("outdir"), box.Path("ws/odlink")});
+  RunProcess({"/bin/ln", "-s", box.Path("denied"), box.Path("ws/denylink")});
+  const std::string prog = box.CompileC("slash", R"C(
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+int main(void) {
+  struct stat st;
+  printf("fchmodat %d\n", fchmodat(AT_FDCWD, "odlink/", 0700, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : errno);
+  printf("lchown %d\n", lchown("odlink/", 0, 0) == 0 ? 0 : errno);
+  printf("lstat-denied %d\n", lstat("denylink/", &st) == 0 ? 0 : errno);
+  printf("lstat-ok %d\n", lstat("odlink/", &st) == 0 ? 0 : errno);
+  return 0;
+}
+)C");
+  ProcessResult r = box.Run({prog});
+  EXPECT_THAT(r.out, HasSubstr("fchmodat 13\n")) << Show(r);
+  EXPECT_THAT(r.out, HasSubstr("lchown 13\n")) << Show(r);
+  EXPECT_THAT(r.out, HasSubstr("lstat-denied 13\n")) << Show(r);
+  EXPECT_THAT(r.out, HasSubstr("lstat-ok 0\n")) << Show(r);
+  struct stat st;
+  ASSERT_EQ(stat(box.Path("outdir").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0755u);
+}
+
+}  // namespace
+}  // namespace klaunch::testing

@@ -381,6 +381,11 @@ absl::StatusOr<Policy> Reader::Read(const toml::table& root) {
        }},
   };
   if (absl::Status s = ForEachKey(root, "", top); !s.ok()) return s;
+  if (ctx_.effective_only && !resolved_) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        source_, ": not an effective policy (no [resolved] table): the shim "
+                 "enforces only what klaunch wrote"));
+  }
 
   // The preset's entries follow the user's, so the user's keep their index.
   PresetLists preset;

@@ -31,6 +31,9 @@ struct LoadContext {
   std::string base_dir;  // relative paths and the default workspace
   std::string home;      // `~`
   std::string tmpdir;    // $TMPDIR, writable under workspace-write when set
+  // Accept only an effective form (one with a `[resolved]` table), as the
+  // shim does: anything else did not come from klaunch.
+  bool effective_only = false;
 };
 
 // The context of this process: its cwd, $HOME and $TMPDIR.

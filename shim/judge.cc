@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "core/audit.h"
+#include "core/path.h"
 #include "shim/resolve.h"
 #include "shim/state.h"
 #include "shim/sys.h"
@@ -152,12 +153,51 @@ bool SockaddrToIp(const sockaddr* addr, unsigned len, IpAddress* ip,
 
 }  // namespace
 
+// The kernel names this process's own /proc entries by number; the policy
+// names them /proc/self and /proc/thread-self.
+const char* SelfProcPath(const char* path, char* buf, size_t size) {
+  if (std::strncmp(path, "/proc/", 6) != 0) return path;
+  char self[48];
+  const int n = std::snprintf(self, sizeof(self), "/proc/%ld", sys(SYS_getpid));
+  if (std::strncmp(path, self, n) != 0 || (path[n] != '/' && path[n] != '\0')) {
+    return path;
+  }
+  char task[64];
+  const int t = std::snprintf(task, sizeof(task), "%s/task/%ld", self,
+                              sys(SYS_gettid));
+  if (std::strncmp(path, task, t) == 0 && (path[t] == '/' || path[t] == '\0')) {
+    std::snprintf(buf, size, "/proc/thread-self%s", path + t);
+  } else {
+    std::snprintf(buf, size, "/proc/self%s", path + n);
+  }
+  return buf;
+}
+
 bool AllowPath(const char* op, Access access, const char* path) {
   const Config& c = GetConfig();
   if (c.engine == nullptr) return NoEngine(op, path);
   if (path[0] != '/') return true;  // no filesystem object
+  char buf[kPathMax];
+  path = SelfProcPath(path, buf, sizeof(buf));
   return Apply(op, path, AccessName(access).data(),
                c.engine->CheckPath(access, path));
+}
+
+bool AllowObject(const char* op, Access access, const char* real, int dirfd,
+                 const char* written) {
+  if (real[0] == '/') return AllowPath(op, access, real);
+  if (written[0] == '\0') return true;  // AT_EMPTY_PATH: a descriptor it holds
+  // No filesystem path (a pipe, a socket): one of this process's own
+  // descriptors is its own business; another process's, reached through
+  // /proc/PID/fd, is judged by the path the program wrote.
+  char where[kPathMax], buf[kPathMax];
+  ApproximatePath(dirfd, written, where, sizeof(where));
+  const char* self = SelfProcPath(where, buf, sizeof(buf));
+  if (PathIsWithin(self, "/proc/self/fd") ||
+      PathIsWithin(self, "/proc/thread-self/fd")) {
+    return true;
+  }
+  return AllowPath(op, access, self);
 }
 
 bool AllowMove(const char* op, const char* path) {
@@ -169,8 +209,9 @@ bool AllowMove(const char* op, const char* path) {
 bool AllowMissing(const char* op, Access access, int dirfd, const char* path) {
   const Config& c = GetConfig();
   if (c.engine == nullptr) return NoEngine(op, path);
-  char where[kPathMax];
-  ApproximatePath(dirfd, path, where, sizeof(where));
+  char approx[kPathMax], buf[kPathMax];
+  ApproximatePath(dirfd, path, approx, sizeof(approx));
+  const char* where = SelfProcPath(approx, buf, sizeof(buf));
   Decision d = c.engine->CheckPath(Access::kStat, where);
   if (d.allowed()) return true;  // no deny rule: fail natively
   return Apply(op, where, AccessName(access).data(), std::move(d));

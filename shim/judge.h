@@ -25,6 +25,13 @@ bool AllowPath(const char* op, Access access, const char* path);
 // deny entry would lose what it covers below it.
 bool AllowMove(const char* op, const char* path);
 
+// AllowPath for an object the program opened through `written` (relative to
+// `dirfd`) whose kernel path is `real`. An object without a filesystem path
+// is allowed when it is one of this process's own descriptors
+// (/proc/self/fd/N), and judged by `written` otherwise (/proc/PID/fd/N).
+bool AllowObject(const char* op, Access access, const char* real, int dirfd,
+                 const char* written);
+
 // For a target that does not resolve (the call will fail anyway): true when
 // the call may go on to fail natively, false (errno = EACCES, recorded) when
 // a deny rule covers where it would have been, so that a missing file under

@@ -63,7 +63,7 @@ int OpenForWrite(const char* op, int dirfd, const char* path, int flags,
     PinnedObject obj;
     int r = PinObject(dirfd, path, !nofollow, &obj);
     if (r == 0) {
-      if (!AllowPath(op, Access::kWrite, obj.path)) return -1;
+      if (!AllowObject(op, Access::kWrite, obj.path, dirfd, path)) return -1;
       if (excl) return Fail(-EEXIST);
       if (flags & O_NOFOLLOW) {
         struct stat st;
@@ -144,7 +144,21 @@ FILE* Fopen(const char* op, const char* path, const char* mode) {
 
 FILE* Freopen(const char* op, const char* path, const char* mode,
               FILE* stream) {
-  if (path == nullptr || Scope::Active()) {
+  if (Scope::Active()) return KL_REAL(freopen)(path, mode, stream);
+  if (path == nullptr) {
+    // A new mode for the same file: libc reopens /proc/self/fd/N itself,
+    // so judge the file for the access the new mode asks.
+    const int flags = FopenFlags(mode);
+    const int fd = stream != nullptr ? fileno(stream) : -1;
+    if (fd >= 0 && flags >= 0) {
+      Scope scope;
+      char real[kPathMax];
+      const long n = FdPath(fd, real, sizeof(real));
+      const Access access = (flags & O_ACCMODE) == O_RDONLY ? Access::kRead
+                                                            : Access::kWrite;
+      if (n > 0 && !AllowPath(op, access, real)) return nullptr;
+      scope.RestoreErrno();
+    }
     return KL_REAL(freopen)(path, mode, stream);
   }
   const int flags = FopenFlags(mode);
@@ -226,7 +240,7 @@ int OpenAt(const char* op, int dirfd, const char* path, int flags,
       scope.RestoreErrno();
       return static_cast<int>(fd);
     }
-    if (!AllowPath(op, access, real)) {
+    if (!AllowObject(op, access, real, dirfd, path)) {
       sys_close(fd);
       return -1;
     }

@@ -39,7 +39,9 @@ long AtObjectIn(const Scope& scope, const char* op, Access access, int dirfd,
     if (!AllowMissing(op, access, dirfd, path)) return -1;
     return Failed(r);
   }
-  if (!AllowPath(op, access, obj.path)) return -1;
+  if (!AllowObject(op, access, obj.path, dirfd, empty_path ? "" : path)) {
+    return -1;
+  }
   scope.RestoreErrno();
   return Ret(act(AT_FDCWD, obj.proc, obj.fd));
 }

@@ -59,7 +59,9 @@ PinnedObject::~PinnedObject() {
 int PinObject(int dirfd, const char* path, bool follow, PinnedObject* out,
               bool empty_path) {
   if (empty_path && path[0] == '\0') {
-    long fd = sys(SYS_fcntl, dirfd, F_DUPFD_CLOEXEC, 0);
+    long fd = dirfd == AT_FDCWD
+                  ? sys_openat(AT_FDCWD, ".", O_PATH | O_CLOEXEC, 0)
+                  : sys(SYS_fcntl, dirfd, F_DUPFD_CLOEXEC, 0);
     if (fd < 0) return static_cast<int>(fd);
     out->fd = static_cast<int>(fd);
   } else {

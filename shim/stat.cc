@@ -106,7 +106,11 @@ char* Realpath(const char* op, const char* path, char* resolved, bool alloc) {
     return nullptr;
   }
   if (!AllowPath(op, kS, r)) {
-    if (alloc || resolved == nullptr) free(r);
+    if (alloc || resolved == nullptr) {
+      free(r);
+    } else {
+      resolved[0] = '\0';  // leave no trace of the refused path
+    }
     return nullptr;
   }
   scope.RestoreErrno();

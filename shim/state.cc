@@ -120,7 +120,7 @@ void Initialise() {
   } else if (ReadPolicy(policy, &text, &c->error)) {
     // The effective form is absolute throughout; the context is unused.
     absl::StatusOr<Policy> p =
-        LoadPolicyText(text, policy, LoadContext{"/", "/", ""});
+        LoadPolicyText(text, policy, LoadContext{"/", "/", "", true});
     if (!p.ok()) {
       c->error = std::string(p.status().message());
     } else {

@@ -10,6 +10,8 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <signal.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -1520,6 +1522,118 @@ int main(void) {
   struct stat st;
   ASSERT_EQ(stat(box.Path("outdir").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0755u);
+}
+
+}  // namespace
+}  // namespace klaunch::testing
+
+namespace klaunch::testing {
+namespace {
+
+TEST(ShimFiles, ReviewedEscapesStayClosed) {
+  Sandbox box(
+      "extends = \"read-only\"\n[filesystem]\nworkspace_writable = true\n"
+      "read = [\"@ROOT@/ro\"]\ndeny = [\"@ROOT@/denied\"]\n");
+  box.Write("ro/ro.txt", "original\n");
+  RunProcess({"/bin/mkdir", "-p", box.Path("denied")});
+  RunProcess({"/bin/ln", "-s", box.Path("denied"), box.Path("ws/denylink")});
+  const std::string prog = box.CompileC("reviewed", R"C(
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+int main(int argc, char** argv) {
+  /* freopen(NULL, "r+") must not turn a read-only stream writable. */
+  FILE* f = fopen(argv[1], "r");
+  FILE* g = f ? freopen(NULL, "r+", f) : NULL;
+  printf("freopen-null %s\n", g ? "opened" : "refused");
+  if (g) { fputs("PWNED\n", g); fclose(g); }
+  /* realpath leaves no trace of a refused path in the caller's buffer. */
+  char buf[PATH_MAX];
+  memset(buf, 'x', sizeof(buf));
+  char* r = realpath("denylink", buf);
+  printf("realpath %s buf=%s\n", r ? "ok" : "refused", buf[0] ? "dirty" : "clean");
+  /* AT_EMPTY_PATH on AT_FDCWD works as natively. */
+  struct stat st;
+  printf("empty-path %d\n", fstatat(AT_FDCWD, "", &st, AT_EMPTY_PATH) == 0 ? 0 : errno);
+  /* /proc/self is readable under the read-only preset. */
+  FILE* s = fopen("/proc/self/status", "r");
+  printf("proc-self %s\n", s ? "ok" : "refused");
+  return 0;
+}
+)C");
+  ProcessResult r = box.Run({prog, box.Path("ro/ro.txt")});
+  EXPECT_THAT(r.out, HasSubstr("freopen-null refused\n")) << Show(r);
+  EXPECT_EQ(ReadFile(box.Path("ro/ro.txt")), "original\n");
+  EXPECT_THAT(r.out, HasSubstr("realpath refused buf=clean\n")) << Show(r);
+  EXPECT_THAT(r.out, HasSubstr("empty-path 0\n")) << Show(r);
+  EXPECT_THAT(r.out, HasSubstr("proc-self ok\n")) << Show(r);
+}
+
+TEST(ShimFiles, AnotherProcesssPipeReachedThroughProcIsJudgedByThePathWritten) {
+  Sandbox box(
+      "extends = \"read-only\"\n[filesystem]\nworkspace_writable = true\n");
+  // A process outside the sandbox whose stdout is a pipe to a file.
+  const std::string out = box.Path("pipe_out.txt");
+  ProcessOptions o;
+  o.timeout_seconds = 20;
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  pid_t reader = fork();
+  if (reader == 0) {
+    close(fds[1]);
+    dup2(fds[0], 0);
+    execl("/bin/sh", "sh", "-c", ("cat > " + out).c_str(), (char*)nullptr);
+    _exit(127);
+  }
+  close(fds[0]);
+  pid_t writer = fork();
+  if (writer == 0) {
+    dup2(fds[1], 1);
+    close(fds[1]);
+    execl("/bin/sleep", "sleep", "20", (char*)nullptr);
+    _exit(127);
+  }
+  close(fds[1]);
+  const std::string target = "/proc/" + std::to_string(writer) + "/fd/1";
+  ProcessResult r =
+      box.Run({"/bin/sh", "-c", "echo INJECTED > " + target + " && echo wrote"});
+  kill(writer, SIGKILL);
+  waitpid(writer, nullptr, 0);
+  waitpid(reader, nullptr, 0);
+  EXPECT_THAT(r.out, Not(HasSubstr("wrote"))) << Show(r);
+  EXPECT_THAT(ReadFile(out), Not(HasSubstr("INJECTED")));
+  // Its own stdout, by the same route, stays usable.
+  ProcessResult own = box.Run({"/bin/sh", "-c", "echo mine > /dev/stdout"});
+  EXPECT_EQ(own.out, "mine\n") << Show(own);
+}
+
+}  // namespace
+}  // namespace klaunch::testing
+
+namespace klaunch::testing {
+namespace {
+
+TEST(ShimFiles, WithoutAnEffectivePolicyTheShimRefusesEverythingItJudges) {
+  TempDir dir;
+  const std::string file = dir.Write("f.txt", "content\n");
+  const std::string shim = RequiredEnv("KLAUNCH_SHIM");
+  for (const std::string& policy :
+       {dir.Write("empty.toml", ""), dir.Path("missing.toml"),
+        dir.Write("hand.toml", "extends = \"full-access\"\n")}) {
+    ProcessOptions o;
+    o.env = std::vector<std::string>{"PATH=/usr/bin:/bin",
+                                     "LD_PRELOAD=" + shim,
+                                     "KLAUNCH_POLICY_FILE=" + policy};
+    ProcessResult r = RunProcess({"/bin/cat", file}, o);
+    EXPECT_NE(r.exit_code, 0) << policy;
+    EXPECT_THAT(r.out, Not(HasSubstr("content"))) << policy;
+  }
 }
 
 }  // namespace

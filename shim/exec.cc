@@ -389,3 +389,14 @@ KL_EXPORT pid_t vfork(void) {
   GetConfig();
   return KL_REAL(fork)();
 }
+KL_EXPORT pid_t __fork(void) { return fork(); }
+KL_EXPORT pid_t __vfork(void) { return vfork(); }
+KL_EXPORT pid_t _Fork(void) {
+  GetConfig();
+  return KL_REAL(_Fork)();
+}
+KL_EXPORT int __libc_system(const char* command)
+    __attribute__((alias("system")));
+KL_EXPORT FILE* _IO_popen(const char* command, const char* type) {
+  return popen(command, type);
+}

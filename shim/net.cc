@@ -133,6 +133,9 @@ KL_EXPORT int connect(int fd, const sockaddr* addr, socklen_t len) {
                      });
 }
 
+KL_EXPORT int __connect(int fd, const sockaddr* addr, socklen_t len)
+    __attribute__((alias("connect")));
+
 KL_EXPORT int bind(int fd, const sockaddr* addr, socklen_t len) {
   // Only Unix addresses are the policy's business at bind: a path is a
   // filesystem write, an abstract name follows unix_abstract.
@@ -193,6 +196,36 @@ KL_EXPORT int sendmmsg(int fd, mmsghdr* msgs, unsigned n, int flags) {
     scope.RestoreErrno();
   }
   return static_cast<int>(Ret(sys(SYS_sendmmsg, fd, msgs, n, flags)));
+}
+
+KL_EXPORT int __sendmmsg(int fd, mmsghdr* msgs, unsigned n, int flags)
+    __attribute__((alias("sendmmsg")));
+
+// rcmd/rexec connect inside libc, where no wrapper sees the address; they
+// belong to a past no sandboxed program should need.
+KL_EXPORT int rcmd(char**, unsigned short, const char*, const char*,
+                   const char*, int*) {
+  return Refuse("rcmd", "a remote shell", "rcmd is not covered by the policy")
+             ? (errno = ENOSYS, -1)
+             : -1;
+}
+KL_EXPORT int rcmd_af(char**, unsigned short, const char*, const char*,
+                      const char*, int*, sa_family_t) {
+  return Refuse("rcmd", "a remote shell", "rcmd is not covered by the policy")
+             ? (errno = ENOSYS, -1)
+             : -1;
+}
+KL_EXPORT int rexec(char**, int, const char*, const char*, const char*,
+                    int*) {
+  return Refuse("rexec", "a remote shell", "rexec is not covered by the policy")
+             ? (errno = ENOSYS, -1)
+             : -1;
+}
+KL_EXPORT int rexec_af(char**, int, const char*, const char*, const char*,
+                       int*, sa_family_t) {
+  return Refuse("rexec", "a remote shell", "rexec is not covered by the policy")
+             ? (errno = ENOSYS, -1)
+             : -1;
 }
 
 KL_EXPORT int getaddrinfo(const char* node, const char* service,

@@ -278,7 +278,16 @@ KL_EXPORT int open(const char* path, int flags, ...) {
 
 // The 64-bit names are the same functions on a 64-bit ABI.
 KL_EXPORT int open64(const char* path, int flags, ...)
-    __attribute__((alias("open")));
+    __attribute__((alias("open"), copy(open)));
+// Other public names of the same function in libc.
+KL_EXPORT int __open(const char* path, int flags, ...)
+    __attribute__((alias("open"), copy(open)));
+KL_EXPORT int __open64(const char* path, int flags, ...)
+    __attribute__((alias("open"), copy(open)));
+KL_EXPORT int __open_nocancel(const char* path, int flags, ...)
+    __attribute__((alias("open"), copy(open)));
+KL_EXPORT int __open64_nocancel(const char* path, int flags, ...)
+    __attribute__((alias("open"), copy(open)));
 
 KL_EXPORT int openat(int dirfd, const char* path, int flags, ...) {
   va_list ap;
@@ -315,7 +324,9 @@ KL_EXPORT FILE* fopen(const char* path, const char* mode) {
   return Fopen("fopen", path, mode);
 }
 KL_EXPORT FILE* fopen64(const char* path, const char* mode)
-    __attribute__((alias("fopen")));
+    __attribute__((alias("fopen"), copy(fopen)));
+KL_EXPORT FILE* _IO_fopen(const char* path, const char* mode)
+    __attribute__((alias("fopen"), copy(fopen)));
 KL_EXPORT FILE* freopen(const char* path, const char* mode, FILE* stream) {
   return Freopen("freopen", path, mode, stream);
 }

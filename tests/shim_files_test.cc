@@ -1638,3 +1638,44 @@ TEST(ShimFiles, WithoutAnEffectivePolicyTheShimRefusesEverythingItJudges) {
 
 }  // namespace
 }  // namespace klaunch::testing
+
+namespace klaunch::testing {
+namespace {
+
+TEST(ShimFiles, OtherPublicNamesOfLibcEntryPointsAreJudgedToo) {
+  Sandbox box(
+      "extends = \"read-only\"\n[filesystem]\nworkspace_writable = true\n"
+      "read = [\"@ROOT@/ro\"]\ndeny = [\"@ROOT@/secret\"]\n");
+  box.Write("secret", "TOPSECRET\n");
+  box.Write("ro/ro.txt", "original\n");
+  const std::string prog = box.CompileC("aliases", R"C(
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+int __open64(const char*, int, ...);
+int __open(const char*, int, ...);
+FILE* _IO_fopen(const char*, const char*);
+int lchmod(const char*, mode_t);
+int main(int argc, char** argv) {
+  printf("__open64 %d\n", __open64(argv[1], O_RDONLY) >= 0 ? 0 : errno);
+  printf("__open %d\n", __open(argv[2], O_WRONLY | O_TRUNC) >= 0 ? 0 : errno);
+  printf("_IO_fopen %d\n", _IO_fopen(argv[1], "r") ? 0 : errno);
+  printf("lchmod %d\n", lchmod(argv[2], 0777) == 0 ? 0 : errno);
+  printf("shm_open %d\n", shm_open("/klaunch-test-shm", O_CREAT | O_RDWR, 0600) >= 0 ? 0 : errno);
+  return 0;
+}
+)C");
+  ProcessResult r = box.Run({prog, box.Path("secret"), box.Path("ro/ro.txt")});
+  EXPECT_EQ(r.out,
+            "__open64 13\n__open 13\n_IO_fopen 13\nlchmod 13\nshm_open 13\n")
+      << Show(r);
+  EXPECT_EQ(ReadFile(box.Path("ro/ro.txt")), "original\n");
+  EXPECT_FALSE(Exists("/dev/shm/klaunch-test-shm"));
+}
+
+}  // namespace
+}  // namespace klaunch::testing

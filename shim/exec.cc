@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "shim/open.h"
 #include "shim/pin.h"
 
 extern char** environ;
@@ -251,6 +252,120 @@ std::vector<char*> ListArgs(const char* first, va_list ap) {
   return args;
 }
 
+// glibc's own layout of posix_spawn_file_actions_t (posix/spawn_int.h,
+// unchanged since 2.34): the shim must see each action to judge it.
+struct SpawnAction {
+  enum Tag {
+    kClose,
+    kDup2,
+    kOpen,
+    kChdir,
+    kFchdir,
+    kClosefrom,
+    kTcsetpgrp
+  } tag;
+  union {
+    struct { int fd; } close_action;
+    struct { int fd; int newfd; } dup2_action;
+    struct { int fd; char* path; int oflag; mode_t mode; } open_action;
+    struct { char* path; } chdir_action;
+    struct { int fd; } fchdir_action;
+    struct { int from; } closefrom_action;
+    struct { int fd; } setpgrp_action;
+  } action;
+};
+struct SpawnActions {
+  int allocated;
+  int used;
+  SpawnAction* actions;
+  int pad[16];
+};
+static_assert(sizeof(SpawnActions) == sizeof(posix_spawn_file_actions_t));
+
+// The program's file actions with every open done here, judged (the child
+// then only dup2s the judged descriptor into place), and the directory the
+// child will be in when it execs, for a relative program path.
+class JudgedActions {
+ public:
+  ~JudgedActions() {
+    if (made_) posix_spawn_file_actions_destroy(&out_);
+    for (int fd : opened_) sys_close(fd);
+  }
+  // False with errno set when an action is refused or fails.
+  bool Build(const char* op, const posix_spawn_file_actions_t* in) {
+    const auto* a = reinterpret_cast<const SpawnActions*>(in);
+    if (a == nullptr || a->used <= 0) return true;
+    posix_spawn_file_actions_init(&out_);
+    made_ = true;
+    for (int i = 0; i < a->used; ++i) {
+      const SpawnAction& act = a->actions[i];
+      int r = 0;
+      switch (act.tag) {
+        case SpawnAction::kClose:
+          r = posix_spawn_file_actions_addclose(&out_, act.action.close_action.fd);
+          break;
+        case SpawnAction::kDup2:
+          r = posix_spawn_file_actions_adddup2(&out_, act.action.dup2_action.fd,
+                                               act.action.dup2_action.newfd);
+          break;
+        case SpawnAction::kOpen: {
+          const auto& o = act.action.open_action;
+          const int fd = OpenAt(op, cwd_, o.path, o.oflag | O_CLOEXEC, o.mode);
+          if (fd < 0) return false;
+          opened_.push_back(fd);
+          r = posix_spawn_file_actions_adddup2(&out_, fd, o.fd);
+          break;
+        }
+        case SpawnAction::kChdir: {
+          PinnedObject dir;
+          if (int e = PinObject(cwd_, act.action.chdir_action.path, true, &dir);
+              e < 0) {
+            errno = -e;
+            return false;
+          }
+          if (!AllowPath(op, Access::kStat, dir.path)) return false;
+          cwd_ = static_cast<int>(sys(SYS_fcntl, dir.fd, F_DUPFD_CLOEXEC, 0));
+          opened_.push_back(cwd_);
+          r = posix_spawn_file_actions_addchdir_np(&out_,
+                                                   act.action.chdir_action.path);
+          break;
+        }
+        case SpawnAction::kFchdir:
+          cwd_ = act.action.fchdir_action.fd;
+          r = posix_spawn_file_actions_addfchdir_np(&out_, cwd_);
+          break;
+        case SpawnAction::kClosefrom:
+          r = posix_spawn_file_actions_addclosefrom_np(
+              &out_, act.action.closefrom_action.from);
+          break;
+        case SpawnAction::kTcsetpgrp:
+          r = posix_spawn_file_actions_addtcsetpgrp_np(
+              &out_, act.action.setpgrp_action.fd);
+          break;
+        default:
+          errno = EINVAL;  // an action this shim does not know: not judged
+          return false;
+      }
+      if (r != 0) {
+        errno = r;
+        return false;
+      }
+    }
+    return true;
+  }
+  const posix_spawn_file_actions_t* get(
+      const posix_spawn_file_actions_t* original) const {
+    return made_ ? &out_ : original;
+  }
+  int cwd() const { return cwd_; }
+
+ private:
+  posix_spawn_file_actions_t out_;
+  bool made_ = false;
+  int cwd_ = AT_FDCWD;
+  std::vector<int> opened_;
+};
+
 int Spawn(const char* op, pid_t* pid, const char* file,
           const posix_spawn_file_actions_t* actions,
           const posix_spawnattr_t* attr, char* const argv[],
@@ -259,27 +374,29 @@ int Spawn(const char* op, pid_t* pid, const char* file,
     return (search ? KL_REAL(posix_spawnp) : KL_REAL(posix_spawn))(
         pid, file, actions, attr, argv, envp);
   }
+  JudgedActions judged;
+  if (!judged.Build(op, actions)) return errno;
   int result = ENOENT;
   auto try_one = [&](const char* candidate) -> int {
     struct stat st;
-    if (search && (sys(SYS_newfstatat, AT_FDCWD, candidate, &st, 0) != 0 ||
+    if (search && (sys(SYS_newfstatat, judged.cwd(), candidate, &st, 0) != 0 ||
                    !S_ISREG(st.st_mode) ||
-                   sys(SYS_faccessat2, AT_FDCWD, candidate, X_OK, 0) != 0)) {
+                   sys(SYS_faccessat2, judged.cwd(), candidate, X_OK, 0) != 0)) {
       errno = ENOENT;
       return -1;
     }
     bool allowed;
     {
       Scope scope;
-      allowed = JudgeExec(op, AT_FDCWD, candidate, argv, 0);
+      allowed = JudgeExec(op, judged.cwd(), candidate, argv, 0);
     }
     if (!allowed) {
       result = errno;
       return -1;
     }
     ChildEnv env(envp != nullptr ? envp : environ);
-    result = KL_REAL(posix_spawn)(pid, candidate, actions, attr, argv,
-                                  env.get());
+    result = KL_REAL(posix_spawn)(pid, candidate, judged.get(actions), attr,
+                                  argv, env.get());
     return 0;
   };
   if (search) {

@@ -247,9 +247,37 @@ Decision Engine::CheckPath(Access access, absl::string_view raw_path) const {
                                "\" to filesystem.write to allow it")};
 }
 
+Decision Engine::CheckDeniedCommand(
+    absl::string_view executable, absl::Span<const absl::string_view> argv,
+    absl::string_view target) const {
+  return CheckCommandDeny(executable, argv, target, {});
+}
+
+Decision Engine::CheckCommandDeny(
+    absl::string_view executable, absl::Span<const absl::string_view> argv,
+    absl::string_view target,
+    absl::Span<const absl::string_view> links) const {
+  for (const auto& [entry, rule] : c_->command_deny) {
+    // Deny rules hold wherever the executable lies, whatever argv[0] says and
+    // whichever of its names it was run by.
+    bool hit = rule.Matches(executable, argv) ||
+               (!target.empty() && rule.Matches(target, argv));
+    for (absl::string_view link : links) hit = hit || rule.Matches(link, argv);
+    if (hit) {
+      return Decision{
+          Verdict::kDeny, entry->key,
+          absl::StrCat("exec of `", CommandLineText(executable, argv),
+                       "` (", executable, ") refused by ", entry->key, " (",
+                       Quoted(*entry), "): deny entries win over every allow")};
+    }
+  }
+  return Allow("commands.deny");
+}
+
 Decision Engine::CheckCommand(absl::string_view executable,
                               absl::Span<const absl::string_view> argv,
-                              absl::string_view target) const {
+                              absl::string_view target,
+                              absl::Span<const absl::string_view> links) const {
   if (target == executable) target = {};
   Decision path = CheckPath(Access::kExec, target.empty() ? executable : target);
   if (!path.allowed()) return path;
@@ -257,15 +285,9 @@ Decision Engine::CheckCommand(absl::string_view executable,
     return rule.Matches(executable, argv) ||
            (!target.empty() && rule.Matches(target, argv));
   };
-  for (const auto& [entry, rule] : c_->command_deny) {
-    // Deny rules hold wherever the executable lies and whatever argv[0] says.
-    if (matches(rule)) {
-      return Decision{
-          Verdict::kDeny, entry->key,
-          absl::StrCat("exec of `", CommandLineText(executable, argv),
-                       "` (", executable, ") refused by ", entry->key, " (",
-                       Quoted(*entry), "): deny entries win over every allow")};
-    }
+  if (Decision d = CheckCommandDeny(executable, argv, target, links);
+      !d.allowed()) {
+    return d;
   }
   const Entry* shadowed = nullptr;  // a bare-name rule the location defeated
   const bool writable =

@@ -80,9 +80,21 @@ class Engine {
   // final symlink resolves to, or empty when it is no symlink. The target
   // must admit exec; deny rules and allow rules match either name; a
   // bare-name allow rule needs both outside every writable root.
+  //
+  // `links` are the links between the two (a chain such as mypy -> python3
+  // -> python3.11): deny rules match them too, so no chain of names hides
+  // what the file is.
   Decision CheckCommand(absl::string_view executable,
                         absl::Span<const absl::string_view> argv,
-                        absl::string_view target = {}) const;
+                        absl::string_view target = {},
+                        absl::Span<const absl::string_view> links = {}) const;
+
+  // Only the deny rules, for a command line the kernel will run on the
+  // program's behalf (a script's interpreter line): kAllow unless a
+  // `commands.deny` entry matches one of the names.
+  Decision CheckDeniedCommand(absl::string_view executable,
+                              absl::Span<const absl::string_view> argv,
+                              absl::string_view target = {}) const;
 
   // `hostname` is empty when the address was not resolved from a name.
   Decision CheckConnect(const IpAddress& address, uint16_t port,
@@ -105,6 +117,10 @@ class Engine {
  private:
   struct Compiled;
   explicit Engine(std::unique_ptr<Compiled> compiled);
+  Decision CheckCommandDeny(absl::string_view executable,
+                            absl::Span<const absl::string_view> argv,
+                            absl::string_view target,
+                            absl::Span<const absl::string_view> links) const;
   std::unique_ptr<Compiled> c_;
 };
 

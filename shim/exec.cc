@@ -123,8 +123,36 @@ void RestoreEnviron() {
   }
 }
 
-// A script's interpreter must be executable under the path rules.
-bool AllowInterpreter(const char* op, const PinnedObject& target) {
+// The names an executable is reached by between the name it was run by and
+// the file itself: each symlink of the chain, by its own resolved path.
+std::vector<std::string> LinkChain(const char* named) {
+  std::vector<std::string> links;
+  std::string current = named;
+  for (int depth = 0; depth < 8; ++depth) {
+    char target[kPathMax];
+    long n = sys_readlinkat(AT_FDCWD, current.c_str(), target,
+                            sizeof(target) - 1);
+    if (n <= 0) break;
+    target[n] = '\0';
+    std::string next = target[0] == '/'
+                           ? std::string(target)
+                           : current.substr(0, current.rfind('/') + 1) + target;
+    PinnedParent parent;
+    if (PinParent(AT_FDCWD, next.c_str(), &parent) != 0) break;
+    current = parent.path;
+    links.push_back(current);
+  }
+  return links;
+}
+
+bool JudgeExec(const char* op, int dirfd, const char* path, char* const argv[],
+               int flags, int depth = 0);
+
+// A script's interpreter must be executable under the path rules, and the
+// line the kernel will run (`interp [arg] script args...`) must pass the
+// deny rules: a "#!/bin/rm" script is rm.
+bool AllowInterpreter(const char* op, const PinnedObject& target,
+                      const char* script, char* const argv[]) {
   struct stat st;
   // Only a regular file can be a script (and opening a FIFO would block).
   if (sys(SYS_fstat, target.fd, &st) != 0 || !S_ISREG(st.st_mode)) return true;
@@ -135,20 +163,73 @@ bool AllowInterpreter(const char* op, const PinnedObject& target) {
   sys_close(fd);
   if (n < 2 || head[0] != '#' || head[1] != '!') return true;
   head[n] = '\0';
+  if (char* nl = std::strchr(head, '\n')) *nl = '\0';
   char* p = head + 2;
   while (*p == ' ' || *p == '\t') ++p;
   char* end = p;
-  while (*end && *end != ' ' && *end != '\t' && *end != '\n') ++end;
-  *end = '\0';
+  while (*end && *end != ' ' && *end != '\t') ++end;
+  std::string optarg;
+  if (*end) {
+    *end = '\0';
+    char* a = end + 1;
+    while (*a == ' ' || *a == '\t') ++a;
+    optarg = a;
+    while (!optarg.empty() && (optarg.back() == ' ' || optarg.back() == '\t')) {
+      optarg.pop_back();
+    }
+  }
   if (*p == '\0') return true;
   PinnedObject interp;
   if (PinObject(AT_FDCWD, p, true, &interp) < 0) return true;  // ENOENT later
-  return AllowPath(op, Access::kExec, interp.path);
+  if (!AllowPath(op, Access::kExec, interp.path)) return false;
+  std::vector<std::string> line = {p};
+  if (!optarg.empty()) line.push_back(optarg);
+  line.push_back(script);
+  if (argv != nullptr && argv[0] != nullptr) {
+    for (char* const* a = argv + 1; *a; ++a) line.push_back(*a);
+  }
+  PinnedParent parent;
+  const char* named =
+      PinParent(AT_FDCWD, p, &parent) == 0 ? parent.path : interp.path;
+  return AllowInterpreterLine(op, named, interp.path, line);
+}
+
+// The dynamic loader run as a program runs the program named after its own
+// options: judge that one too.
+bool AllowLoaderTarget(const char* op, const char* target, char* const argv[],
+                       int depth) {
+  const char* base = std::strrchr(target, '/');
+  base = base ? base + 1 : target;
+  if (std::strncmp(base, "ld-linux", 8) != 0 && std::strncmp(base, "ld.so", 5) != 0 &&
+      std::strncmp(base, "ld-", 3) != 0) {
+    return true;
+  }
+  if (argv == nullptr || argv[0] == nullptr) return true;
+  int i = 1;
+  while (argv[i] != nullptr && std::strncmp(argv[i], "--", 2) == 0) {
+    const char* o = argv[i];
+    const bool takes_value =
+        !std::strcmp(o, "--library-path") || !std::strcmp(o, "--preload") ||
+        !std::strcmp(o, "--audit") || !std::strcmp(o, "--argv0") ||
+        !std::strcmp(o, "--glibc-hwcaps-prepend") ||
+        !std::strcmp(o, "--glibc-hwcaps-mask");
+    if (!std::strcmp(o, "--")) {
+      ++i;
+      break;
+    }
+    i += takes_value && argv[i + 1] != nullptr ? 2 : 1;
+  }
+  if (argv[i] == nullptr) return true;  // ld.so --help, --list-tunables...
+  return JudgeExec(op, AT_FDCWD, argv[i], argv + i, 0, depth + 1);
 }
 
 // Judges an exec of (dirfd, path). False with errno set when it must not run.
 bool JudgeExec(const char* op, int dirfd, const char* path, char* const argv[],
-               int flags) {
+               int flags, int depth) {
+  if (depth > 2) {
+    errno = ELOOP;
+    return false;
+  }
   const bool empty = (flags & AT_EMPTY_PATH) && path != nullptr && !*path;
   PinnedObject target;
   int r = PinObject(dirfd, path, !(flags & AT_SYMLINK_NOFOLLOW), &target,
@@ -163,8 +244,11 @@ bool JudgeExec(const char* op, int dirfd, const char* path, char* const argv[],
   if (!empty && PinParent(dirfd, path, &parent) == 0 && !parent.dot_last) {
     named = parent.path;
   }
-  if (!AllowInterpreter(op, target)) return false;
-  return AllowCommand(op, named, target.path, argv);
+  if (!AllowInterpreter(op, target, path, argv)) return false;
+  if (!AllowCommand(op, named, target.path, argv, LinkChain(named))) {
+    return false;
+  }
+  return AllowLoaderTarget(op, target.path, argv, depth);
 }
 
 int Execve(const char* op, int dirfd, const char* path, char* const argv[],

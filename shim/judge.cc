@@ -218,7 +218,7 @@ bool AllowMissing(const char* op, Access access, int dirfd, const char* path) {
 }
 
 bool AllowCommand(const char* op, const char* named, const char* target,
-                  char* const argv[]) {
+                  char* const argv[], const std::vector<std::string>& links) {
   const Config& c = GetConfig();
   if (c.engine == nullptr) return NoEngine(op, named);
   absl::string_view small[256];
@@ -234,7 +234,19 @@ bool AllowCommand(const char* op, const char* named, const char* target,
   }
   for (size_t i = 0; i < n; ++i) view[i] = argv[i];
   const auto args = absl::MakeConstSpan(view, n);
-  Decision d = c.engine->CheckCommand(named, args, target);
+  std::vector<absl::string_view> link_views(links.begin(), links.end());
+  Decision d = c.engine->CheckCommand(named, args, target, link_views);
+  if (d.allowed()) return true;
+  return Apply(op, named, "exec", std::move(d), CommandLineText(named, args));
+}
+
+bool AllowInterpreterLine(const char* op, const char* named,
+                          const char* target,
+                          const std::vector<std::string>& argv) {
+  const Config& c = GetConfig();
+  if (c.engine == nullptr) return NoEngine(op, named);
+  std::vector<absl::string_view> args(argv.begin(), argv.end());
+  Decision d = c.engine->CheckDeniedCommand(named, args, target);
   if (d.allowed()) return true;
   return Apply(op, named, "exec", std::move(d), CommandLineText(named, args));
 }

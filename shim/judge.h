@@ -9,6 +9,8 @@
 #define KLAUNCH_SHIM_JUDGE_H_
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "core/engine.h"
 
@@ -40,8 +42,16 @@ bool AllowMissing(const char* op, Access access, int dirfd, const char* path);
 
 // `named`: the executable as named, directories resolved; `target`: what its
 // final symlink resolves to ("" when none).
+// `links`: the symlinks between them, which deny rules match too.
 bool AllowCommand(const char* op, const char* named, const char* target,
-                  char* const argv[]);
+                  char* const argv[],
+                  const std::vector<std::string>& links = {});
+
+// Only the deny rules, for a line the kernel runs for the program (a
+// script's interpreter line).
+bool AllowInterpreterLine(const char* op, const char* named,
+                          const char* target,
+                          const std::vector<std::string>& argv);
 
 // A connect, sendto or sendmsg destination. Unix paths are judged as writes
 // of the socket's path; the path, when given, must already be resolved.

@@ -832,3 +832,29 @@ int main(int argc, char** argv) {
 
 }  // namespace
 }  // namespace klaunch::testing
+
+namespace klaunch::testing {
+namespace {
+
+TEST(ShimExec, ADenyRuleHoldsThroughLinkChainsInterpretersAndTheLoader) {
+  Sandbox box(
+      "extends = \"read-only\"\n[filesystem]\nworkspace_writable = true\n"
+      "[commands]\nunlisted = \"allow\"\ndeny = [\"python3 *\", \"rm *\"]\n");
+  box.Write("ws/victim", "still here\n");
+  // A chain: ws/mypy -> /usr/bin/python3 -> python3.11.
+  RunProcess({"/bin/ln", "-s", "/usr/bin/python3", box.Path("ws/mypy")});
+  box.Write("ws/rmscript", "#!/bin/rm\n");
+  RunProcess({"/bin/chmod", "755", box.Path("ws/rmscript")});
+  ProcessResult r = box.Run(
+      {"/bin/sh", "-c",
+       "./mypy -c 'print(\"chain-ran\")'; ./rmscript victim; "
+       "/lib64/ld-linux-x86-64.so.2 /usr/bin/python3 -c 'print(\"loader-ran\")'; "
+       "true"});
+  EXPECT_THAT(r.out, Not(HasSubstr("chain-ran"))) << Show(r);
+  EXPECT_THAT(r.out, Not(HasSubstr("loader-ran"))) << Show(r);
+  EXPECT_TRUE(Exists(box.Path("ws/victim"))) << Show(r);
+  EXPECT_GE(LinesMentioning(box, "commands.deny").size(), 3u) << Dump(box);
+}
+
+}  // namespace
+}  // namespace klaunch::testing

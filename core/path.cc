@@ -212,37 +212,32 @@ void ForEachComponent(absl::string_view path, F f) {
 
 }  // namespace
 
-bool PathPattern::Covers(absl::string_view path) const {
-  if (literal_) return PathIsWithin(path, text_);
-  // Reaching the accepting state at any point means a prefix of the path
-  // matches, so the path is covered.
+bool PathPattern::Run(absl::string_view path, uint64_t* states) const {
   const Nfa nfa(components_);
-  uint64_t states = nfa.Start();
-  bool covered = (states & nfa.accept()) != 0;
+  *states = nfa.Start();
+  bool covered = (*states & nfa.accept()) != 0;
   ForEachComponent(path, [&](absl::string_view part) {
     if (covered) return false;
-    states = nfa.Step(states, part);
-    covered = (states & nfa.accept()) != 0;
-    return states != 0;
+    *states = nfa.Step(*states, part);
+    covered = (*states & nfa.accept()) != 0;
+    return *states != 0;
   });
   return covered;
 }
 
+bool PathPattern::Covers(absl::string_view path) const {
+  if (literal_) return PathIsWithin(path, text_);
+  uint64_t states;
+  return Run(path, &states);
+}
+
 bool PathPattern::PinsBelow(absl::string_view path) const {
   if (literal_) return PathIsWithin(text_, path) || PathIsWithin(path, text_);
-  const Nfa nfa(components_);
-  const uint64_t start = nfa.Start();
-  uint64_t states = start;
-  bool covered = (states & nfa.accept()) != 0;
-  ForEachComponent(path, [&](absl::string_view part) {
-    if (covered) return false;
-    states = nfa.Step(states, part);
-    covered = (states & nfa.accept()) != 0;
-    return states != 0;
-  });
+  uint64_t states;
+  if (Run(path, &states)) return true;
   // Live states beyond those the pattern starts in mean part of the match
   // lies in `path` itself.
-  return covered || (states & ~start) != 0;
+  return (states & ~Nfa(components_).Start()) != 0;
 }
 
 }  // namespace klaunch

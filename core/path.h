@@ -74,6 +74,10 @@ class PathPattern {
   const std::string& text() const { return text_; }
 
  private:
+  // Runs the (non-literal) pattern over `path`: true when a prefix of it is
+  // matched; otherwise *states holds the NFA's live states at its end.
+  bool Run(absl::string_view path, uint64_t* states) const;
+
   std::string text_;
   bool literal_ = true;
   std::vector<std::string> components_;  // only for non-literal patterns

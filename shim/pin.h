@@ -8,7 +8,7 @@
 //
 // Either way the object judged is the object used. `act` receives the
 // (dirfd, path) to use and returns the kernel's result (-errno on failure);
-// called from inside the shim, the call is passed through unjudged.
+// called while the shim loads its policy, the call is passed through.
 
 #ifndef KLAUNCH_SHIM_PIN_H_
 #define KLAUNCH_SHIM_PIN_H_

@@ -1,7 +1,9 @@
 // Wrappers of the remaining libc functions that reach the filesystem on a
 // path the program names, found by review: lchmod, glibc's old __xmknod
-// forms, POSIX shared memory and semaphores (files in /dev/shm), and the
-// utmp/wtmp file functions.
+// forms, POSIX shared memory and semaphores (files in /dev/shm), the
+// utmp/wtmp file functions, and the temporary-file makers (mkstemp and
+// friends, mkdtemp, tmpfile), which libc implements with internal opens no
+// wrapper sees. Those are re-implemented on the judged open and mkdir.
 
 #include <fcntl.h>
 #include <semaphore.h>
@@ -9,6 +11,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <utmp.h>
+
+#include <stdio.h>
 
 #include <cstdio>
 #include <cstring>
@@ -33,10 +37,97 @@ bool ShmPath(const char* name, const char* prefix, char* out, size_t size) {
          static_cast<int>(size);
 }
 
+// Fills the six X's before `suffix_len` characters with random letters, as
+// glibc does, and calls make(template) until it does not fail with EEXIST.
+template <typename Make>
+int MakeUnique(char* tmpl, int suffix_len, Make make) {
+  static constexpr char kLetters[] =
+      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  const size_t len = tmpl ? std::strlen(tmpl) : 0;
+  if (tmpl == nullptr || suffix_len < 0 || len < 6 + static_cast<size_t>(suffix_len) ||
+      std::memcmp(tmpl + len - suffix_len - 6, "XXXXXX", 6) != 0) {
+    errno = EINVAL;
+    return -1;
+  }
+  char* x = tmpl + len - suffix_len - 6;
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    unsigned char random[6];
+    if (sys(SYS_getrandom, random, sizeof(random), 0) != sizeof(random)) {
+      errno = EIO;
+      return -1;
+    }
+    for (int i = 0; i < 6; ++i) x[i] = kLetters[random[i] % 62];
+    const int r = make(tmpl);
+    if (r >= 0 || errno != EEXIST) return r;
+  }
+  errno = EEXIST;
+  return -1;
+}
+
+int MakeTemp(char* tmpl, int suffix_len, int flags) {
+  return MakeUnique(tmpl, suffix_len, [&](const char* path) {
+    return OpenAt("mkstemp", AT_FDCWD, path,
+                  (flags & ~O_ACCMODE) | O_RDWR | O_CREAT | O_EXCL, 0600);
+  });
+}
+
 }  // namespace
 }  // namespace klaunch::shim
 
 using namespace klaunch::shim;  // NOLINT: the wrappers below are C symbols
+
+KL_EXPORT int mkstemp(char* tmpl) { return MakeTemp(tmpl, 0, 0); }
+KL_EXPORT int mkstemp64(char* tmpl) { return MakeTemp(tmpl, 0, 0); }
+KL_EXPORT int mkostemp(char* tmpl, int flags) {
+  return MakeTemp(tmpl, 0, flags);
+}
+KL_EXPORT int mkostemp64(char* tmpl, int flags) {
+  return MakeTemp(tmpl, 0, flags);
+}
+KL_EXPORT int mkstemps(char* tmpl, int suffix_len) {
+  return MakeTemp(tmpl, suffix_len, 0);
+}
+KL_EXPORT int mkstemps64(char* tmpl, int suffix_len) {
+  return MakeTemp(tmpl, suffix_len, 0);
+}
+KL_EXPORT int mkostemps(char* tmpl, int suffix_len, int flags) {
+  return MakeTemp(tmpl, suffix_len, flags);
+}
+KL_EXPORT int mkostemps64(char* tmpl, int suffix_len, int flags) {
+  return MakeTemp(tmpl, suffix_len, flags);
+}
+
+extern "C" int mkdir(const char* path, mode_t mode);
+
+KL_EXPORT char* mkdtemp(char* tmpl) {
+  const int r = MakeUnique(tmpl, 0, [](const char* path) {
+    return mkdir(path, 0700);
+  });
+  return r < 0 ? nullptr : tmpl;
+}
+
+// tmpfile(): an unnamed file in /tmp, as glibc makes it (O_TMPFILE), judged
+// as a write of /tmp.
+KL_EXPORT FILE* tmpfile(void) {
+  int fd = OpenAt("tmpfile", AT_FDCWD, "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC,
+                  0600);
+  if (fd < 0 && errno != EACCES) {
+    char name[] = "/tmp/tmpfXXXXXX";
+    fd = MakeTemp(name, 0, O_CLOEXEC);
+    if (fd >= 0) unlink(name);
+  }
+  if (fd < 0) return nullptr;
+  // glibc's own tmpfile gives a descriptor without close-on-exec.
+  sys(SYS_fcntl, fd, F_SETFD, 0);
+  FILE* f = fdopen(fd, "w+");
+  if (f == nullptr) {
+    const int err = errno;
+    sys_close(fd);
+    errno = err;
+  }
+  return f;
+}
+KL_EXPORT FILE* tmpfile64(void) { return tmpfile(); }
 
 KL_EXPORT int lchmod(const char* path, mode_t mode) {
   return fchmodat(AT_FDCWD, path, mode, AT_SYMLINK_NOFOLLOW);

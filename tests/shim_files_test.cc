@@ -1679,3 +1679,48 @@ int main(int argc, char** argv) {
 
 }  // namespace
 }  // namespace klaunch::testing
+
+namespace klaunch::testing {
+namespace {
+
+TEST(ShimFiles, TemporaryFilesAreMadeOnlyWhereThePolicyLetsThemBe) {
+  Sandbox box(
+      "extends = \"read-only\"\n[filesystem]\nworkspace_writable = true\n");
+  const std::string prog = box.CompileC("temps", R"C(
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+int main(int argc, char** argv) {
+  char out[4200], in[4200], dout[4200], din[4200];
+  snprintf(out, sizeof(out), "%s/outside-XXXXXX", argv[1]);
+  snprintf(in, sizeof(in), "inside-XXXXXX");
+  snprintf(dout, sizeof(dout), "%s/dir-XXXXXX", argv[1]);
+  snprintf(din, sizeof(din), "dir-XXXXXX");
+  printf("mkstemp outside %d\n", mkstemp(out) >= 0 ? 0 : errno);
+  int fd = mkstemp(in);
+  printf("mkstemp inside %d %s\n", fd >= 0 ? 0 : errno,
+         strncmp(in, "inside-", 7) == 0 && strchr(in, 'X') == NULL ? "named" : "unnamed");
+  printf("mkostemps outside %d\n", mkostemps(strcpy(out + 0, out), 0, 0) >= 0 ? 0 : errno);
+  printf("mkdtemp outside %s\n", mkdtemp(dout) ? "made" : "refused");
+  printf("mkdtemp inside %s\n", mkdtemp(din) ? "made" : "refused");
+  printf("tmpfile %s\n", tmpfile() ? "made" : "refused");
+  return 0;
+}
+)C");
+  ProcessResult r = box.Run({prog, box.root()});
+  EXPECT_THAT(r.out, HasSubstr("mkstemp outside 13\n")) << Show(r);
+  EXPECT_THAT(r.out, HasSubstr("mkstemp inside 0 named\n")) << Show(r);
+  EXPECT_THAT(r.out, HasSubstr("mkdtemp outside refused\n")) << Show(r);
+  EXPECT_THAT(r.out, HasSubstr("mkdtemp inside made\n")) << Show(r);
+  EXPECT_THAT(r.out, HasSubstr("tmpfile refused\n")) << Show(r);
+  // Nothing was made in the test's root outside ws/.
+  ProcessResult ls = RunProcess({"/bin/ls", box.root()});
+  EXPECT_THAT(ls.out, Not(HasSubstr("outside-"))) << ls.out;
+  EXPECT_THAT(ls.out, Not(HasSubstr("dir-"))) << ls.out;
+}
+
+}  // namespace
+}  // namespace klaunch::testing

@@ -1694,8 +1694,9 @@ TEST(ShimFiles, TemporaryFilesAreMadeOnlyWhereThePolicyLetsThemBe) {
 #include <string.h>
 #include <unistd.h>
 int main(int argc, char** argv) {
-  char out[4200], in[4200], dout[4200], din[4200];
+  char out[4200], out2[4200], in[4200], dout[4200], din[4200];
   snprintf(out, sizeof(out), "%s/outside-XXXXXX", argv[1]);
+  snprintf(out2, sizeof(out2), "%s/outside-XXXXXX.txt", argv[1]);
   snprintf(in, sizeof(in), "inside-XXXXXX");
   snprintf(dout, sizeof(dout), "%s/dir-XXXXXX", argv[1]);
   snprintf(din, sizeof(din), "dir-XXXXXX");
@@ -1703,7 +1704,7 @@ int main(int argc, char** argv) {
   int fd = mkstemp(in);
   printf("mkstemp inside %d %s\n", fd >= 0 ? 0 : errno,
          strncmp(in, "inside-", 7) == 0 && strchr(in, 'X') == NULL ? "named" : "unnamed");
-  printf("mkostemps outside %d\n", mkostemps(strcpy(out + 0, out), 0, 0) >= 0 ? 0 : errno);
+  printf("mkostemps outside %d\n", mkostemps(out2, 4, 0) >= 0 ? 0 : errno);
   printf("mkdtemp outside %s\n", mkdtemp(dout) ? "made" : "refused");
   printf("mkdtemp inside %s\n", mkdtemp(din) ? "made" : "refused");
   printf("tmpfile %s\n", tmpfile() ? "made" : "refused");
@@ -1713,6 +1714,7 @@ int main(int argc, char** argv) {
   ProcessResult r = box.Run({prog, box.root()});
   EXPECT_THAT(r.out, HasSubstr("mkstemp outside 13\n")) << Show(r);
   EXPECT_THAT(r.out, HasSubstr("mkstemp inside 0 named\n")) << Show(r);
+  EXPECT_THAT(r.out, HasSubstr("mkostemps outside 13\n")) << Show(r);
   EXPECT_THAT(r.out, HasSubstr("mkdtemp outside refused\n")) << Show(r);
   EXPECT_THAT(r.out, HasSubstr("mkdtemp inside made\n")) << Show(r);
   EXPECT_THAT(r.out, HasSubstr("tmpfile refused\n")) << Show(r);

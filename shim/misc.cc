@@ -37,6 +37,27 @@ bool ShmPath(const char* name, const char* prefix, char* out, size_t size) {
          static_cast<int>(size);
 }
 
+int UnlinkShm(const char* name, const char* prefix) {
+  char path[kPathMax];
+  if (!ShmPath(name, prefix, path, sizeof(path))) {
+    errno = ENOENT;
+    return -1;
+  }
+  return unlink(path);
+}
+
+// For a file libc will open later, by itself: judged as a write of where it
+// would be. errno is kept when it may.
+bool AllowWriteOfNamed(const char* op, const char* file) {
+  if (file == nullptr) return true;
+  Scope scope;
+  char where[kPathMax];
+  ApproximatePath(AT_FDCWD, file, where, sizeof(where));
+  if (!AllowPath(op, klaunch::Access::kWrite, where)) return false;
+  scope.RestoreErrno();
+  return true;
+}
+
 // Fills the six X's before `suffix_len` characters with random letters, as
 // glibc does, and calls make(template) until it does not fail with EEXIST.
 template <typename Make>
@@ -151,14 +172,7 @@ KL_EXPORT int shm_open(const char* name, int oflag, mode_t mode) {
                 oflag | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, mode);
 }
 
-KL_EXPORT int shm_unlink(const char* name) {
-  char path[kPathMax];
-  if (!ShmPath(name, "", path, sizeof(path))) {
-    errno = ENOENT;
-    return -1;
-  }
-  return unlink(path);
-}
+KL_EXPORT int shm_unlink(const char* name) { return UnlinkShm(name, ""); }
 
 KL_EXPORT sem_t* sem_open(const char* name, int oflag, ...) {
   va_list ap;
@@ -169,7 +183,8 @@ KL_EXPORT sem_t* sem_open(const char* name, int oflag, ...) {
   char path[kPathMax];
   if (ShmPath(name, "sem.", path, sizeof(path))) {
     Scope scope;
-    const klaunch::Access access = (oflag & O_CREAT) ? klaunch::Access::kWrite : klaunch::Access::kRead;
+    const klaunch::Access access = (oflag & O_CREAT) ? klaunch::Access::kWrite
+                                                     : klaunch::Access::kRead;
     if (!AllowPath("sem_open", access, path)) return SEM_FAILED;
     scope.RestoreErrno();
   }
@@ -177,34 +192,17 @@ KL_EXPORT sem_t* sem_open(const char* name, int oflag, ...) {
 }
 
 KL_EXPORT int sem_unlink(const char* name) {
-  char path[kPathMax];
-  if (!ShmPath(name, "sem.", path, sizeof(path))) {
-    errno = ENOENT;
-    return -1;
-  }
-  return unlink(path);
+  return UnlinkShm(name, "sem.");
 }
 
 // utmpname names the file later getutent/pututline read and write; judge it
 // as both, since libc opens it read-write when it can.
 KL_EXPORT int utmpname(const char* file) {
-  if (file != nullptr) {
-    Scope scope;
-    char where[kPathMax];
-    ApproximatePath(AT_FDCWD, file, where, sizeof(where));
-    if (!AllowPath("utmpname", klaunch::Access::kWrite, where)) return -1;
-    scope.RestoreErrno();
-  }
+  if (!AllowWriteOfNamed("utmpname", file)) return -1;
   return KL_REAL(utmpname)(file);
 }
 
 KL_EXPORT void updwtmp(const char* file, const struct utmp* ut) {
-  if (file != nullptr) {
-    Scope scope;
-    char where[kPathMax];
-    ApproximatePath(AT_FDCWD, file, where, sizeof(where));
-    if (!AllowPath("updwtmp", klaunch::Access::kWrite, where)) return;
-    scope.RestoreErrno();
-  }
+  if (!AllowWriteOfNamed("updwtmp", file)) return;
   KL_REAL(updwtmp)(file, ut);
 }

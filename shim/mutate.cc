@@ -36,17 +36,10 @@ long Utimens(const char* op, int dirfd, const char* path,
     // utimensat(fd, NULL, ...) acts on an open descriptor: nothing to judge.
     return Ret(sys(SYS_utimensat, dirfd, path, ts, flags));
   }
-  if (flags & AT_SYMLINK_NOFOLLOW) {
-    return AtName(op, kW, dirfd, path, [&](int d, const char* n) {
-      return sys(SYS_utimensat, d, n, ts, flags);
-    });
-  }
-  return AtObject(
-      op, kW, dirfd, path, true,
-      [&](int d, const char* p, int) {
-        return sys(SYS_utimensat, d, p, ts, flags & ~AT_EMPTY_PATH);
-      },
-      (flags & AT_EMPTY_PATH) != 0);
+  return AtFlags(op, kW, dirfd, path, flags,
+                 [&](int d, const char* p, int f) {
+                   return sys(SYS_utimensat, d, p, ts, f);
+                 });
 }
 
 bool ToTimespec(const struct timeval* tv, struct timespec ts[2]) {
@@ -156,17 +149,10 @@ long Chmod(const char* op, int dirfd, const char* path, mode_t mode,
 
 long Chown(const char* op, int dirfd, const char* path, uid_t uid, gid_t gid,
            int flags) {
-  if (flags & AT_SYMLINK_NOFOLLOW) {
-    return AtName(op, kW, dirfd, path, [&](int d, const char* n) {
-      return sys(SYS_fchownat, d, n, uid, gid, flags);
-    });
-  }
-  return AtObject(
-      op, kW, dirfd, path, true,
-      [&](int d, const char* p, int) {
-        return sys(SYS_fchownat, d, p, uid, gid, flags & ~AT_EMPTY_PATH);
-      },
-      (flags & AT_EMPTY_PATH) != 0);
+  return AtFlags(op, kW, dirfd, path, flags,
+                 [&](int d, const char* p, int f) {
+                   return sys(SYS_fchownat, d, p, uid, gid, f);
+                 });
 }
 
 // *setxattr / *removexattr / *getxattr / *listxattr: `follow` for the plain

@@ -94,6 +94,29 @@ long AtName(const char* op, Access access, int dirfd, const char* path,
   return Ret(act(parent.fd, parent.last));
 }
 
+// A *at call that takes AT_SYMLINK_NOFOLLOW and AT_EMPTY_PATH: on the name
+// when it must not follow, else on the object (the descriptor itself for an
+// empty path). `act(dirfd, path, flags)` gets the flags that fit where it
+// acts: through /proc/self/fd/N the object is already the final one.
+template <typename Act>
+long AtFlags(const char* op, Access access, int dirfd, const char* path,
+             int flags, Act act) {
+  const bool empty =
+      (flags & AT_EMPTY_PATH) && path != nullptr && *path == '\0';
+  if ((flags & AT_SYMLINK_NOFOLLOW) && !empty) {
+    return AtName(op, access, dirfd, path,
+                  [&](int d, const char* n) { return act(d, n, flags); });
+  }
+  return AtObject(
+      op, access, dirfd, path, true,
+      [&](int d, const char* p, int fd) {
+        return act(d, p,
+                   fd < 0 ? flags
+                          : flags & ~(AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW));
+      },
+      (flags & AT_EMPTY_PATH) != 0);
+}
+
 }  // namespace klaunch::shim
 
 #endif  // KLAUNCH_SHIM_PIN_H_

@@ -74,18 +74,10 @@ Access AccessFor(int mode) {
 
 long AccessAt(const char* op, int dirfd, const char* path, int mode,
               int flags) {
-  const Access access = AccessFor(mode);
-  if (flags & AT_SYMLINK_NOFOLLOW) {
-    return AtName(op, access, dirfd, path, [&](int d, const char* n) {
-      return sys(SYS_faccessat2, d, n, mode, flags);
-    });
-  }
-  return AtObject(
-      op, access, dirfd, path, true,
-      [&](int d, const char* p, int) {
-        return sys(SYS_faccessat2, d, p, mode, flags & ~AT_EMPTY_PATH);
-      },
-      (flags & AT_EMPTY_PATH) != 0);
+  return AtFlags(op, AccessFor(mode), dirfd, path, flags,
+                 [&](int d, const char* p, int f) {
+                   return sys(SYS_faccessat2, d, p, mode, f);
+                 });
 }
 
 long ReadlinkAt(int dirfd, const char* path, char* buf, size_t size) {

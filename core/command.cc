@@ -2,6 +2,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "core/path.h"
@@ -35,6 +36,22 @@ bool ProgramMatches(absl::string_view glob, absl::string_view program,
 }
 
 }  // namespace
+
+std::optional<InterpreterLine> ParseInterpreterLine(absl::string_view head) {
+  if (!absl::ConsumePrefix(&head, "#!")) return std::nullopt;
+  head = head.substr(0, head.find('\n'));
+  auto blank = [](char ch) { return ch == ' ' || ch == '\t'; };
+  while (!head.empty() && blank(head.front())) head.remove_prefix(1);
+  size_t end = 0;
+  while (end < head.size() && !blank(head[end])) ++end;
+  if (end == 0) return std::nullopt;
+  InterpreterLine line{std::string(head.substr(0, end)), ""};
+  absl::string_view rest = head.substr(end);
+  while (!rest.empty() && blank(rest.front())) rest.remove_prefix(1);
+  while (!rest.empty() && blank(rest.back())) rest.remove_suffix(1);
+  line.argument = std::string(rest);
+  return line;
+}
 
 std::string CommandLineText(absl::string_view executable,
                             absl::Span<const absl::string_view> argv,

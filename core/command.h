@@ -21,6 +21,7 @@
 #define KLAUNCH_CORE_COMMAND_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +41,15 @@ namespace klaunch {
 std::string CommandLineText(absl::string_view executable,
                             absl::Span<const absl::string_view> argv,
                             bool absolute_program = false);
+
+// A script's "#!" line, from the first bytes of the file: the interpreter
+// and its one optional argument, as the kernel splits them. nullopt when
+// `head` is no script or names no interpreter.
+struct InterpreterLine {
+  std::string interpreter;
+  std::string argument;  // empty when none
+};
+std::optional<InterpreterLine> ParseInterpreterLine(absl::string_view head);
 
 class CommandRule {
  public:

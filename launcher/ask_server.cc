@@ -11,6 +11,7 @@
 #include <map>
 
 #include "absl/status/status.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 
@@ -82,6 +83,18 @@ bool AskServer::Ask(const std::string& who, const std::string& command,
          answer == "yes";
 }
 
+bool AskServer::TakeApproval(long pid, const std::string& file,
+                             const std::string& command) {
+  std::lock_guard<std::mutex> lock(approvals_mu_);
+  for (auto it = approvals_.begin(); it != approvals_.end(); ++it) {
+    if (it->pid == pid && it->file == file && it->command == command) {
+      approvals_.erase(it);
+      return true;
+    }
+  }
+  return false;
+}
+
 void AskServer::Serve() {
   while (true) {
     pollfd fds[2] = {{listener_, POLLIN, 0}, {stop_read_, POLLIN, 0}};
@@ -107,6 +120,13 @@ void AskServer::Serve() {
     const bool yes =
         n > 0 && Ask(absl::StrCat("pid ", fields["pid"], " (", fields["exe"], ")"),
                      fields["command"], fields["file"]);
+    if (yes) {
+      long pid = 0;
+      if (absl::SimpleAtoi(fields["pid"], &pid)) {
+        std::lock_guard<std::mutex> lock(approvals_mu_);
+        approvals_.push_back({pid, fields["file"], fields["command"]});
+      }
+    }
     const char reply = yes ? 'y' : 'n';
     send(conn, &reply, 1, MSG_NOSIGNAL);
     close(conn);

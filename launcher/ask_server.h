@@ -10,6 +10,11 @@
 //
 // Request (one datagram): "pid=N\nexe=PATH\nfile=PATH\ncommand=LINE\n".
 // Answer: one byte, 'y' or 'n'.
+//
+// A yes is also remembered for that process, once: when the exec it allowed
+// is made by libc on the process's behalf (posix_spawn, system, popen) and
+// so reaches the seccomp supervisor too, the supervisor takes the approval
+// instead of asking again.
 
 #ifndef KLAUNCH_LAUNCHER_ASK_SERVER_H_
 #define KLAUNCH_LAUNCHER_ASK_SERVER_H_
@@ -18,6 +23,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
@@ -35,12 +41,23 @@ class AskServer {
   bool Ask(const std::string& who, const std::string& command,
            const std::string& file);
 
+  // True, once, when the user allowed `command` (of `file`) for process
+  // `pid` and that approval has not been used by the supervisor yet.
+  bool TakeApproval(long pid, const std::string& file,
+                    const std::string& command);
+
  private:
   AskServer(int tty, int listener, int stop_read, int stop_write);
   void Serve();
 
   int tty_, listener_, stop_read_, stop_write_;
   std::mutex mu_;
+  struct Approval {
+    long pid;
+    std::string file, command;
+  };
+  std::mutex approvals_mu_;
+  std::vector<Approval> approvals_;
   std::thread thread_;
 };
 

@@ -28,7 +28,10 @@ const char kUsage[] =
     "  --quiet         nothing of klaunch's own on stderr but errors\n"
     "  --ask           put commands no rule admits to the user at the\n"
     "                  terminal (as unlisted = \"ask\"); no terminal: refused\n"
-    "  --keep-orphans  leave descendants running when CMD exits\n"
+    "  --keep-orphans  leave descendants running when CMD exits (their calls\n"
+    "                  the seccomp supervisor judged then fail with ENOSYS)\n"
+    "  --no-seccomp    no seccomp layer: only calls through libc are judged\n"
+    "                  (static binaries and raw system calls are not)\n"
     "\n"
     "exit status: CMD's own; 128+N when CMD was killed by signal N; 125 when\n"
     "klaunch fails (bad policy, bad option); 126 when CMD cannot be run (or\n"
@@ -84,6 +87,8 @@ absl::StatusOr<RunOptions> ParseRunOptions(
       o.verbose = true;
     } else if (name == "--ask" && !has_inline) {
       o.ask = true;
+    } else if (name == "--no-seccomp" && !has_inline) {
+      o.no_seccomp = true;
     } else if (name == "--keep-orphans" && !has_inline) {
       o.keep_orphans = true;
     } else {

@@ -22,6 +22,7 @@ struct RunOptions {
   bool verbose = false;     // --verbose
   bool keep_orphans = false;
   bool ask = false;         // --ask: unlisted commands are asked about
+  bool no_seccomp = false;  // --no-seccomp: the shim alone judges
   std::vector<std::string> command;  // after the options (or after --)
 };
 

@@ -6,6 +6,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -27,8 +29,10 @@
 #include "core/path.h"
 #include "launcher/ask_server.h"
 #include "launcher/program.h"
+#include "launcher/seccomp_filter.h"
 #include "launcher/shim_locator.h"
 #include "launcher/summary.h"
+#include "launcher/supervisor.h"
 
 extern char** environ;
 
@@ -146,6 +150,23 @@ absl::Status DenyOwnFiles(Policy* policy, const std::vector<std::string>& paths)
   return absl::OkStatus();
 }
 
+// The shim must be readable where the program runs: with the seccomp layer
+// the dynamic loader's open of it is judged like any other. Added only
+// where the policy does not already admit it.
+void AdmitShim(Policy* policy, const std::string& shim) {
+  absl::StatusOr<Engine> without = Engine::Create(*policy);
+  if (!without.ok() || without->CheckPath(Access::kRead, shim).allowed()) {
+    return;
+  }
+  Entry e;
+  e.value = shim;
+  char real[PATH_MAX];
+  e.resolved = realpath(shim.c_str(), real) ? real : shim;
+  e.key = absl::StrCat("filesystem.read[", policy->filesystem.read.size(), "]");
+  e.preset = "klaunch";
+  policy->filesystem.read.push_back(std::move(e));
+}
+
 std::string GetVar(const std::vector<std::string>& env, absl::string_view name) {
   const std::string prefix = absl::StrCat(name, "=");
   for (const std::string& e : env) {
@@ -249,6 +270,55 @@ void EndOrphans() {
   }
 }
 
+// The child's half of installing the filter: load it, hand klaunch the
+// listener, keep no copy (a program holding it could answer for itself).
+// Every call here after the load is one the filter lets through: sendmsg
+// carries the cookie. Returns 0 or an errno.
+int InstallInChild(const std::vector<sock_filter>& filter, int channel,
+                   uint64_t cookie) {
+  const int listener = LoadFilter(filter);
+  if (listener < 0) return -listener;
+  char dummy = 'l';
+  iovec iov{&dummy, 1};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof(control);
+  cmsghdr* h = CMSG_FIRSTHDR(&msg);
+  h->cmsg_level = SOL_SOCKET;
+  h->cmsg_type = SCM_RIGHTS;
+  h->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(h), &listener, sizeof(int));
+  const long sent = syscall(SYS_sendmsg, channel, &msg, 0, 0, 0, cookie);
+  const int err = sent < 0 ? errno : 0;
+  close(listener);
+  close(channel);
+  return err;
+}
+
+// klaunch's half: the listener, or -1 when the child sent none.
+int ReceiveListener(int channel) {
+  char dummy;
+  iovec iov{&dummy, 1};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof(control);
+  ssize_t n;
+  do {
+    n = recvmsg(channel, &msg, MSG_CMSG_CLOEXEC);
+  } while (n < 0 && errno == EINTR);
+  cmsghdr* h = n > 0 ? CMSG_FIRSTHDR(&msg) : nullptr;
+  if (h == nullptr || h->cmsg_type != SCM_RIGHTS) return -1;
+  int fd;
+  std::memcpy(&fd, CMSG_DATA(h), sizeof(int));
+  return fd;
+}
+
 }  // namespace
 
 int RunProgram(const RunOptions& o) {
@@ -281,6 +351,12 @@ int RunProgram(const RunOptions& o) {
     }
     close(fd);
   }
+  absl::StatusOr<std::string> shim = FindShim();
+  if (!shim.ok()) {
+    Say(std::string(shim.status().message()));
+    return kExitKlaunchFailed;
+  }
+  AdmitShim(&*policy, *shim);
   if (absl::Status s = DenyOwnFiles(&*policy, {base, log}); !s.ok()) {
     Say(std::string(s.message()));
     return kExitKlaunchFailed;
@@ -293,11 +369,6 @@ int RunProgram(const RunOptions& o) {
   const std::string effective = *run_dir + "/policy.toml";
   if (absl::Status s = WriteFile(effective, EffectiveToml(*policy)); !s.ok()) {
     Say(std::string(s.message()));
-    return kExitKlaunchFailed;
-  }
-  absl::StatusOr<std::string> shim = FindShim();
-  if (!shim.ok()) {
-    Say(std::string(shim.status().message()));
     return kExitKlaunchFailed;
   }
 
@@ -346,6 +417,46 @@ int RunProgram(const RunOptions& o) {
     return kExitCannotRun;
   }
 
+  // The seccomp layer: built here, loaded by the child before its exec.
+  const bool seccomp = !o.no_seccomp;
+  uint64_t cookie = 0;
+  std::vector<sock_filter> filter;
+  supervise::Settings settings;
+  if (seccomp) {
+    std::string why;
+    if (!SeccompAvailable(&why)) {
+      Say(absl::StrCat(why, "; run with --no-seccomp to go on without the "
+                            "seccomp layer (static binaries and direct system "
+                            "calls would not be judged)"));
+      return kExitKlaunchFailed;
+    }
+    cookie = MakeCookie();
+    absl::StatusOr<std::vector<sock_filter>> built = BuildFilter(cookie);
+    if (!built.ok()) {
+      Say(std::string(built.status().message()));
+      return kExitKlaunchFailed;
+    }
+    filter = *std::move(built);
+    struct stat st;
+    if (stat(shim->c_str(), &st) != 0) {
+      Say(absl::StrCat("cannot stat the shim ", *shim, ": ", strerror(errno)));
+      return kExitKlaunchFailed;
+    }
+    settings.engine = &*engine;
+    settings.log = log;
+    settings.verbose = o.verbose;
+    settings.asker = asker.get();
+    settings.cookie = cookie;
+    settings.shim_dev = st.st_dev;
+    settings.shim_ino = st.st_ino;
+  }
+  int channel[2] = {-1, -1};
+  if (seccomp &&
+      socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, channel) != 0) {
+    Say(absl::StrCat("socketpair: ", strerror(errno)));
+    return kExitKlaunchFailed;
+  }
+
   prctl(PR_SET_CHILD_SUBREAPER, 1);
   InstallForwarding();
   int report[2];
@@ -370,14 +481,43 @@ int RunProgram(const RunOptions& o) {
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
     for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) signal(sig, SIG_DFL);
-    execve(program.c_str(), argv.data(), envp.data());
-    const int err = errno;
+    int err = 0;
+    if (seccomp) {
+      close(channel[0]);
+      err = InstallInChild(filter, channel[1], cookie);
+    }
+    if (err == 0) {
+      // Tagged: klaunch has judged CMD already.
+      syscall(SYS_execve, program.c_str(), argv.data(), envp.data(), 0, 0,
+              cookie);
+      err = errno;
+    } else {
+      err = -err;  // told apart from exec's errors below
+    }
     ssize_t ignored = write(report[1], &err, sizeof(err));
     (void)ignored;
     _exit(kExitCannotRun);
   }
   g_child = child;
   close(report[1]);
+  std::unique_ptr<Supervisor> supervisor;
+  if (seccomp) {
+    close(channel[1]);
+    const int listener = ReceiveListener(channel[0]);
+    close(channel[0]);
+    if (listener >= 0) {
+      absl::StatusOr<std::unique_ptr<Supervisor>> started =
+          Supervisor::Start(listener, settings);
+      if (started.ok()) {
+        supervisor = *std::move(started);
+      } else {
+        // Without answers the program's judged calls fail closed (ENOSYS);
+        // it must not run like that.
+        kill(child, SIGKILL);
+        Say(std::string(started.status().message()));
+      }
+    }
+  }
   int exec_errno = 0;
   ssize_t got;
   do {
@@ -396,7 +536,15 @@ int RunProgram(const RunOptions& o) {
   }
   g_child = 0;
   if (!o.keep_orphans) EndOrphans();
+  if (supervisor != nullptr) supervisor->Stop();
 
+  if (got == sizeof(exec_errno) && exec_errno < 0) {
+    Say(absl::StrCat("cannot install the seccomp filter: ",
+                     strerror(-exec_errno),
+                     " (--no-seccomp runs without that layer)"));
+    return kExitKlaunchFailed;
+  }
+  if (seccomp && supervisor == nullptr) return kExitKlaunchFailed;
   if (got == sizeof(exec_errno)) {
     Say(absl::StrCat(o.command[0], ": ", strerror(exec_errno)));
     return exec_errno == ENOENT ? kExitNotFound : kExitCannotRun;
@@ -404,6 +552,11 @@ int RunProgram(const RunOptions& o) {
   if (!o.quiet) {
     const std::string summary = Summarize(log, engine->audit(), o.verbose);
     std::fputs(summary.c_str(), stderr);
+    if (!seccomp) {
+      Say("the seccomp layer was off (--no-seccomp): only calls made through "
+          "libc were judged; static binaries and direct system calls were "
+          "not");
+    }
   }
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);

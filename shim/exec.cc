@@ -159,26 +159,14 @@ bool AllowInterpreter(const char* op, const PinnedObject& target,
   long fd = sys_openat(AT_FDCWD, target.proc, O_RDONLY | O_CLOEXEC, 0);
   if (fd < 0) return true;  // unreadable: the kernel cannot run it either
   char head[256];
-  long n = sys(SYS_read, fd, head, sizeof(head) - 1);
+  long n = sys(SYS_read, fd, head, sizeof(head));
   sys_close(fd);
-  if (n < 2 || head[0] != '#' || head[1] != '!') return true;
-  head[n] = '\0';
-  if (char* nl = std::strchr(head, '\n')) *nl = '\0';
-  char* p = head + 2;
-  while (*p == ' ' || *p == '\t') ++p;
-  char* end = p;
-  while (*end && *end != ' ' && *end != '\t') ++end;
-  std::string optarg;
-  if (*end) {
-    *end = '\0';
-    char* a = end + 1;
-    while (*a == ' ' || *a == '\t') ++a;
-    optarg = a;
-    while (!optarg.empty() && (optarg.back() == ' ' || optarg.back() == '\t')) {
-      optarg.pop_back();
-    }
-  }
-  if (*p == '\0') return true;
+  if (n < 2) return true;
+  const std::optional<InterpreterLine> shebang =
+      ParseInterpreterLine(absl::string_view(head, n));
+  if (!shebang) return true;
+  const char* p = shebang->interpreter.c_str();
+  const std::string& optarg = shebang->argument;
   PinnedObject interp;
   if (PinObject(AT_FDCWD, p, true, &interp) < 0) return true;  // ENOENT later
   if (!AllowPath(op, Access::kExec, interp.path)) return false;

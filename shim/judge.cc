@@ -66,11 +66,12 @@ bool AskUser(const std::string& socket_path, const char* file,
     const std::string req = "pid=" + std::to_string(sys(SYS_getpid)) +
                             "\nexe=" + GetConfig().exe + "\nfile=" + file +
                             "\ncommand=" + command + "\n";
-    if (sys(SYS_sendto, fd, req.data(), req.size(), MSG_NOSIGNAL, 0, 0) > 0) {
+    if (sys_call6(SYS_sendto, fd, (long)req.data(), (long)req.size(),
+                  MSG_NOSIGNAL, 0, 0) > 0) {
       char answer = 'n';
       long n;
       do {
-        n = sys(SYS_recvfrom, fd, &answer, 1, 0, 0, 0);
+        n = sys_call6(SYS_recvfrom, fd, (long)&answer, 1, 0, 0, 0);
       } while (n == -EINTR);
       yes = n == 1 && answer == 'y';
     }

@@ -152,11 +152,19 @@ KL_EXPORT int bind(int fd, const sockaddr* addr, socklen_t len) {
 KL_EXPORT ssize_t sendto(int fd, const void* buf, size_t size, int flags,
                          const sockaddr* addr, socklen_t len) {
   if (addr == nullptr) {
-    return Ret(sys(SYS_sendto, fd, buf, size, flags, addr, len));
+    return Ret(sys_call6(SYS_sendto, fd, (long)buf, (long)size, flags, 0, 0));
   }
+  // As sendmsg: sendto needs all six argument registers, leaving none for
+  // the seccomp tag.
   return WithAddress("sendto", addr, len, false,
                      [&](const sockaddr* a, socklen_t l) {
-                       return sys(SYS_sendto, fd, buf, size, flags, a, l);
+                       iovec iov{const_cast<void*>(buf), size};
+                       msghdr m{};
+                       m.msg_name = const_cast<sockaddr*>(a);
+                       m.msg_namelen = l;
+                       m.msg_iov = &iov;
+                       m.msg_iovlen = 1;
+                       return sys(SYS_sendmsg, fd, &m, flags);
                      });
 }
 
@@ -178,11 +186,16 @@ KL_EXPORT int sendmmsg(int fd, mmsghdr* msgs, unsigned n, int flags) {
   Scope scope;
   if (!scope.nested() && msgs != nullptr) {
     // Every destination must be admitted before any datagram leaves. Unix
-    // paths are judged but not rewritten here; sendmmsg to Unix paths is
-    // rare enough to leave that window to the seccomp layer.
+    // paths are judged but not rewritten here: such a call goes untagged,
+    // so the seccomp supervisor sends it through the paths it pinned.
+    bool unix_path = false;
     for (unsigned i = 0; i < n; ++i) {
       const msghdr& m = msgs[i].msg_hdr;
       if (m.msg_name == nullptr) continue;
+      const auto* sa = static_cast<const sockaddr*>(m.msg_name);
+      unix_path |= m.msg_namelen > sizeof(sa_family_t) + 1 &&
+                   sa->sa_family == AF_UNIX &&
+                   reinterpret_cast<const sockaddr_un*>(sa)->sun_path[0] != 0;
       PinnedObject obj;
       PinnedParent parent;
       UnixTarget rewritten;
@@ -194,6 +207,10 @@ KL_EXPORT int sendmmsg(int fd, mmsghdr* msgs, unsigned n, int flags) {
       }
     }
     scope.RestoreErrno();
+    if (unix_path) {
+      return static_cast<int>(
+          Ret(sys_call6(SYS_sendmmsg, fd, (long)msgs, n, flags, 0, 0)));
+    }
   }
   return static_cast<int>(Ret(sys(SYS_sendmmsg, fd, msgs, n, flags)));
 }

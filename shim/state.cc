@@ -11,9 +11,13 @@
 #include <cstring>
 
 #include "core/loader.h"
+#include "core/seccomp_tag.h"
 #include "shim/sys.h"
 
 namespace klaunch::shim {
+
+unsigned long g_cookie = 0;
+
 namespace {
 
 __thread bool t_in_shim __attribute__((tls_model("initial-exec"))) = false;
@@ -69,11 +73,31 @@ char g_captured[kNumVariables][4096];
 bool g_present[kNumVariables];
 bool g_capture_done = false;
 
+// Asks the seccomp supervisor for the cookie (core/seccomp_tag.h). The
+// answer goes straight from rax to memory and rax is cleared, so no register
+// keeps it. Without the seccomp layer the kernel answers ENOSYS and the
+// cookie stays 0.
+void FetchCookie() {
+  long nr = kCookieQuerySyscall;
+  __asm__ volatile(
+      "xorl %%r9d, %%r9d\n\t"
+      "syscall\n\t"
+      "cmpq $-4095, %%rax\n\t"
+      "jae 1f\n\t"
+      "movq %%rax, %[cookie]\n"
+      "1:\n\t"
+      "xorl %%eax, %%eax"
+      : "+a"(nr), [cookie] "+m"(g_cookie)
+      :
+      : "rcx", "r11", "r9", "memory");
+}
+
 // Also called by Initialise: another library's constructor may make the
 // first judged call before this one has run.
 __attribute__((constructor)) void CaptureEnvironment() {
   if (g_capture_done) return;
   g_capture_done = true;
+  FetchCookie();
   for (int i = 0; i < kNumVariables; ++i) {
     const char* v = getenv(kVariables[i]);
     if (v == nullptr || std::strlen(v) >= sizeof(g_captured[i])) continue;

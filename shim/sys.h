@@ -4,8 +4,10 @@
 // They go straight to the kernel, never through an interposable libc symbol,
 // so the shim cannot recurse into itself and another preload cannot stand
 // between a decision and its use. Each returns the result or -errno, like the
-// kernel; `Ret` converts to the libc convention (-1 and errno). The seccomp
-// layer will recognise these calls by a tag carried in an unused argument.
+// kernel; `Ret` converts to the libc convention (-1 and errno). They carry
+// the seccomp tag (core/seccomp_tag.h), so the filter lets them through
+// without a round trip to the supervisor: only calls the shim has judged,
+// or needs in order to judge, may be made through here.
 //
 // Async-signal-safe: no allocation, no locks, no errno writes (but Ret's).
 
@@ -18,9 +20,37 @@
 
 namespace klaunch::shim {
 
+// The seccomp cookie (core/seccomp_tag.h); 0 until the supervisor has given
+// it, or when klaunch runs without the seccomp layer.
+extern unsigned long g_cookie;
+
+// A call with at most five arguments, tagged: the cookie is loaded into the
+// sixth argument register inside the asm and cleared after the call, so it
+// never sits in another register or on the stack, and a later untagged call
+// cannot inherit it from r9.
+inline long sys_call5(long nr, long a, long b, long c, long d, long e) {
+#if defined(__x86_64__)
+  long ret;
+  register long r10 __asm__("r10") = d;
+  register long r8 __asm__("r8") = e;
+  __asm__ volatile(
+      "movq %[cookie], %%r9\n\t"
+      "syscall\n\t"
+      "xorl %%r9d, %%r9d"
+      : "=a"(ret)
+      : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8),
+        [cookie] "m"(g_cookie)
+      : "rcx", "r11", "r9", "memory");
+  return ret;
+#else
+#error "the shim's raw system calls are written for x86_64"
+#endif
+}
+
+// A call that needs all six arguments: untagged, so only for calls the
+// filter does not send to the supervisor (sendto without an address).
 inline long sys_call6(long nr, long a, long b, long c, long d, long e,
                       long f) {
-#if defined(__x86_64__)
   long ret;
   register long r10 __asm__("r10") = d;
   register long r8 __asm__("r8") = e;
@@ -31,20 +61,12 @@ inline long sys_call6(long nr, long a, long b, long c, long d, long e,
                      "r"(r9)
                    : "rcx", "r11", "memory");
   return ret;
-#else
-  const int saved = errno;
-  long ret = syscall(nr, a, b, c, d, e, f);
-  if (ret == -1) ret = -errno;
-  errno = saved;
-  return ret;
-#endif
 }
 
 template <typename A = long, typename B = long, typename C = long,
-          typename D = long, typename E = long, typename F = long>
-inline long sys(long nr, A a = 0, B b = 0, C c = 0, D d = 0, E e = 0,
-                F f = 0) {
-  return sys_call6(nr, (long)a, (long)b, (long)c, (long)d, (long)e, (long)f);
+          typename D = long, typename E = long>
+inline long sys(long nr, A a = 0, B b = 0, C c = 0, D d = 0, E e = 0) {
+  return sys_call5(nr, (long)a, (long)b, (long)c, (long)d, (long)e);
 }
 
 // The libc convention: -1 with errno for a failure, the value otherwise.

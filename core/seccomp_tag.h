@@ -1,0 +1,29 @@
+// The contract between the shim and the seccomp filter klaunch installs.
+//
+// The shim's raw system calls carry a per-run cookie in the sixth argument
+// register (r9 on x86_64), which none of the filtered calls uses; the filter
+// lets a call carrying it through without asking the supervisor. The shim
+// gets the cookie by making kCookieQuerySyscall, a call the kernel does not
+// implement: the filter sends it to the supervisor, which answers with the
+// cookie only when the call was made from the shim's own code (its
+// instruction pointer lies in an executable mapping of the shim's file).
+// The cookie is never in the environment or a file.
+//
+// This header owns only the numbers both sides must agree on.
+
+#ifndef KLAUNCH_CORE_SECCOMP_TAG_H_
+#define KLAUNCH_CORE_SECCOMP_TAG_H_
+
+#include <sys/syscall.h>
+
+namespace klaunch {
+
+// The argument index (0-based) that carries the cookie.
+inline constexpr int kCookieArgument = 5;
+
+// "tuxcall": reserved, never implemented on x86_64 (ENOSYS natively).
+inline constexpr long kCookieQuerySyscall = SYS_tuxcall;
+
+}  // namespace klaunch
+
+#endif  // KLAUNCH_CORE_SECCOMP_TAG_H_

@@ -1,0 +1,114 @@
+// What every seccomp handler shares: the notification being answered, the
+// answer, and the judgement (engine, audit record with layer "seccomp",
+// --verbose line, --ask), so a refusal by the supervisor means what the
+// shim's means.
+//
+// Handlers (supervise_*.cc) read the call's arguments from the target, judge
+// the object the kernel would use, and then either perform the call on the
+// target's behalf through the descriptors they judged (opens inject the
+// descriptor), or, for exec, let the kernel go on after checking the
+// notification is still live. In audit mode a refusal is recorded as
+// "would_deny" and the call is performed all the same.
+
+#ifndef KLAUNCH_LAUNCHER_SUPERVISE_H_
+#define KLAUNCH_LAUNCHER_SUPERVISE_H_
+
+#include <linux/seccomp.h>
+
+#include <cstdint>
+#include <string>
+
+#include "core/engine.h"
+#include "launcher/target.h"
+
+namespace klaunch {
+class AskServer;
+}
+
+namespace klaunch::supervise {
+
+struct Settings {
+  const Engine* engine = nullptr;
+  std::string log;  // the audit log
+  bool verbose = false;
+  AskServer* asker = nullptr;  // null: "ask" refuses
+  uint64_t cookie = 0;
+  // The shim's file: the cookie is given only to code mapped from it.
+  dev_t shim_dev = 0;
+  ino_t shim_ino = 0;
+};
+
+struct Answer {
+  enum Kind { kContinue, kValue, kError, kInject };
+  Kind kind = kError;
+  int64_t value = 0;
+  int error = EPERM;
+  Fd fd;              // kInject: the descriptor to give the target
+  bool cloexec = false;
+
+  static Answer Continue() { return Answer{kContinue}; }
+  static Answer Value(int64_t v) { return Answer{kValue, v, 0}; }
+  static Answer Error(int e) { return Answer{kError, 0, e}; }
+  // -errno or a value, as the kernel returns them.
+  static Answer Result(long r) { return r < 0 ? Error(-r) : Value(r); }
+  static Answer Inject(Fd fd, bool cloexec) {
+    Answer a{kInject};
+    a.fd = std::move(fd);
+    a.cloexec = cloexec;
+    return a;
+  }
+};
+
+class Call {
+ public:
+  Call(int listener, const seccomp_notif& req, const Settings& settings)
+      : listener_(listener), req_(req), settings_(settings), target_(req.pid) {}
+
+  uint64_t arg(int i) const { return req_.data.args[i]; }
+  int iarg(int i) const { return static_cast<int>(req_.data.args[i]); }
+  int nr() const { return req_.data.nr; }
+  uint64_t ip() const { return req_.data.instruction_pointer; }
+  Target& target() { return target_; }
+  const Settings& settings() const { return settings_; }
+  const Engine& engine() const { return *settings_.engine; }
+
+  // True while the target still waits in this call: checked after reading
+  // from /proc/PID, so a pid reused by another process is never acted for.
+  bool Live() const;
+
+  // Applies a decision: true when the call may go on (allowed, approved at
+  // the terminal, or audit mode). A refusal is recorded.
+  // `access` as the record names it: "read", "write", "exec", "connect".
+  bool Judge(const char* op, const std::string& what, const char* access,
+             Decision d, const std::string& command = "");
+  bool JudgePath(const char* op, Access access, const std::string& path);
+  // A target that does not resolve: true when it may fail natively; false
+  // (recorded) when a deny rule covers where it would be.
+  bool JudgeMissing(const char* op, Access access, int dirfd,
+                    const std::string& path);
+  // Refuses without consulting the engine.
+  bool Refuse(const char* op, const std::string& what, const std::string& why);
+
+ private:
+  void Record(const char* op, const std::string& what, const char* access,
+              const Decision& d, const std::string& command);
+
+  int listener_;
+  const seccomp_notif& req_;
+  const Settings& settings_;
+  Target target_;
+};
+
+Answer SuperviseOpen(Call& call);
+Answer SuperviseExec(Call& call);
+Answer SuperviseNetwork(Call& call);
+Answer SuperviseMutation(Call& call);
+Answer SuperviseCookie(Call& call);
+
+// True for the calls a handler may block on for long (a connect, a
+// question at the terminal): they are answered off the receiving thread.
+bool MayBlock(int nr, const Settings& settings);
+
+}  // namespace klaunch::supervise
+
+#endif  // KLAUNCH_LAUNCHER_SUPERVISE_H_

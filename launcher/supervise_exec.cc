@@ -1,0 +1,137 @@
+// execve and execveat made without the shim. The executable is named and
+// judged as the shim names it (directories resolved, the final symlink
+// chain kept), the interpreter line of a script passes the deny rules, and
+// the kernel is then let go on. This is the one window the supervisor
+// cannot close: the kernel resolves the path again after the answer, so a
+// second thread can swap what it names (docs/design.md, "The seccomp layer").
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "core/command.h"
+#include "launcher/supervise.h"
+
+namespace klaunch::supervise {
+namespace {
+
+constexpr size_t kMaxArgs = 1 << 16;
+constexpr size_t kMaxArgBytes = 2 << 20;
+
+int ReadArgv(Call& c, uint64_t addr, std::vector<std::string>* out) {
+  if (addr == 0) return 0;  // Linux takes a NULL argv as empty
+  size_t bytes = 0;
+  for (size_t i = 0; i < kMaxArgs; ++i) {
+    uint64_t p = 0;
+    if (!c.target().Read(addr + i * sizeof(p), &p, sizeof(p))) return -EFAULT;
+    if (p == 0) return 0;
+    std::string s;
+    if (int e = c.target().ReadString(p, &s, kMaxArgBytes); e < 0) {
+      return e == -ENAMETOOLONG ? -E2BIG : e;
+    }
+    bytes += s.size() + 1;
+    if (bytes > kMaxArgBytes) return -E2BIG;
+    out->push_back(std::move(s));
+  }
+  return -E2BIG;
+}
+
+// The "#!" line's interpreter must admit exec and the line the kernel will
+// run must pass the deny rules: a "#!/bin/rm" script is rm.
+bool JudgeInterpreter(Call& c, const char* op, int object,
+                      const std::string& script,
+                      const std::vector<std::string>& argv) {
+  struct stat st;
+  if (fstat(object, &st) != 0 || !S_ISREG(st.st_mode)) return true;
+  Fd fd(open(ProcFd(object).c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return true;  // unreadable: the kernel cannot run it
+  char head[256];
+  const ssize_t n = read(fd.get(), head, sizeof(head));
+  if (n < 2) return true;
+  const std::optional<InterpreterLine> shebang =
+      ParseInterpreterLine(absl::string_view(head, n));
+  if (!shebang) return true;
+  Resolved interp;
+  if (Resolve(c.target(), AT_FDCWD, shebang->interpreter, true, &interp) < 0) {
+    return true;  // the kernel fails with ENOENT
+  }
+  const std::string real = KernelPath(interp.object.get());
+  if (!c.JudgePath(op, Access::kExec, real)) return false;
+  std::vector<std::string> line = {shebang->interpreter};
+  if (!shebang->argument.empty()) line.push_back(shebang->argument);
+  line.push_back(script);
+  for (size_t i = 1; i < argv.size(); ++i) line.push_back(argv[i]);
+  std::vector<absl::string_view> view(line.begin(), line.end());
+  const std::string named =
+      interp.links.empty() ? real : interp.links.front();
+  return c.Judge(op, named, "exec",
+                 c.engine().CheckDeniedCommand(named, view, real),
+                 CommandLineText(named, view));
+}
+
+}  // namespace
+
+Answer SuperviseExec(Call& c) {
+  const bool at = c.nr() == SYS_execveat;
+  const char* op = at ? "execveat" : "execve";
+  const int dirfd = at ? c.iarg(0) : AT_FDCWD;
+  const int flags = at ? c.iarg(4) : 0;
+  std::string path;
+  if (int e = c.target().ReadString(c.arg(at ? 1 : 0), &path); e < 0) {
+    return Answer::Error(-e);
+  }
+  std::vector<std::string> argv;
+  if (int e = ReadArgv(c, c.arg(at ? 2 : 1), &argv); e < 0) {
+    return Answer::Error(-e);
+  }
+  Resolved r;
+  int rc;
+  if (path.empty() && (flags & AT_EMPTY_PATH)) {
+    // fexecve: the descriptor itself.
+    Fd self(open(absl::StrCat("/proc/", c.target().tid(), "/fd/", dirfd).c_str(),
+                 O_PATH | O_CLOEXEC));
+    rc = self.valid() ? 0 : -EBADF;
+    r.object = std::move(self);
+  } else {
+    rc = Resolve(c.target(), dirfd, path, !(flags & AT_SYMLINK_NOFOLLOW), &r);
+  }
+  if (!c.Live()) return Answer::Error(ENOENT);
+  if (rc < 0) {
+    if (!c.JudgeMissing(op, Access::kExec, dirfd, path)) {
+      return Answer::Error(EACCES);
+    }
+    return Answer::Error(-rc);
+  }
+  const std::string real = c.target().SelfView(KernelPath(r.object.get()));
+  // As named: the first link of the final chain, else the object itself;
+  // the links between are matched by deny rules too.
+  const std::string named = r.links.empty() ? real : r.links.front();
+  std::vector<absl::string_view> links;
+  for (size_t i = 1; i < r.links.size(); ++i) links.push_back(r.links[i]);
+  std::vector<absl::string_view> args(argv.begin(), argv.end());
+  const std::string command = CommandLineText(named, args);
+  if (real.empty()) {
+    if (!c.Refuse(op, named.empty() ? path : named,
+                  "the program has no path the policy can name")) {
+      return Answer::Error(EACCES);
+    }
+  } else if (!c.Judge(op, named, "exec",
+                      c.engine().CheckCommand(named, args,
+                                              r.links.empty() ? "" : real,
+                                              links),
+                      command)) {
+    return Answer::Error(EACCES);
+  }
+  if (!JudgeInterpreter(c, op, r.object.get(), named, argv)) {
+    return Answer::Error(EACCES);
+  }
+  if (!c.Live()) return Answer::Error(ENOENT);
+  return Answer::Continue();
+}
+
+}  // namespace klaunch::supervise

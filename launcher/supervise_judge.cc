@@ -1,0 +1,95 @@
+// The supervisor's judgement: the engine's decision applied as the shim
+// applies it (shim/judge.cc), recorded with layer "seccomp".
+
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "absl/strings/str_cat.h"
+#include "core/audit.h"
+#include "launcher/ask_server.h"
+#include "launcher/supervise.h"
+
+namespace klaunch::supervise {
+
+bool Call::Live() const {
+  uint64_t id = req_.id;
+  return ioctl(listener_, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+}
+
+void Call::Record(const char* op, const std::string& what, const char* access,
+                  const Decision& d, const std::string& command) {
+  const bool audit = settings_.engine->audit();
+  if (!settings_.log.empty()) {
+    char when[64];
+    FormatAuditTime(when, sizeof(when));
+    const std::string line = FormatAuditLine(AuditEvent{
+        when, target_.tgid(), target_.exe(), op, what, access,
+        audit ? "would_deny" : "deny", std::string(d.rule), d.message,
+        "seccomp", command});
+    // One write on an O_APPEND descriptor, like the shim's.
+    const int fd = open(settings_.log.c_str(),
+                        O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+      ssize_t ignored = write(fd, line.data(), line.size());
+      (void)ignored;
+      close(fd);
+    }
+  }
+  if (settings_.verbose) {
+    const std::string msg = absl::StrCat(
+        "klaunch: ", audit ? "(audit, not refused) " : "", d.message, "\n");
+    ssize_t ignored = write(2, msg.data(), msg.size());
+    (void)ignored;
+  }
+}
+
+bool Call::Judge(const char* op, const std::string& what, const char* access,
+                 Decision d, const std::string& command) {
+  if (d.allowed()) return true;
+  const bool audit = settings_.engine->audit();
+  if (d.verdict == Verdict::kAsk && !audit) {
+    AskServer* asker = settings_.asker;
+    if (asker != nullptr &&
+        (asker->TakeApproval(target_.tgid(), what, command) ||
+         asker->TakeApproval(target_.ppid(), what, command) ||
+         asker->Ask(absl::StrCat("pid ", target_.tgid(), " (", target_.exe(),
+                                 ")"),
+                    command, what))) {
+      return true;
+    }
+    d.message += asker != nullptr
+                     ? " (refused at the terminal)"
+                     : " (asking needs klaunch --ask and a terminal)";
+  }
+  Record(op, what, access, d, command);
+  return audit;
+}
+
+bool Call::JudgePath(const char* op, Access access, const std::string& path) {
+  if (path.empty() || path[0] != '/') return true;  // no filesystem object
+  const std::string view = target_.SelfView(path);
+  return Judge(op, view, AccessName(access).data(),
+               settings_.engine->CheckPath(access, view));
+}
+
+bool Call::JudgeMissing(const char* op, Access access, int dirfd,
+                        const std::string& path) {
+  const std::string where = ApproximatePath(target_, dirfd, path);
+  if (where.empty()) return true;
+  Decision d = settings_.engine->CheckPath(Access::kStat, where);
+  if (d.allowed()) return true;  // no deny rule: fail natively
+  return Judge(op, where, AccessName(access).data(), std::move(d));
+}
+
+bool Call::Refuse(const char* op, const std::string& what,
+                  const std::string& why) {
+  Decision d{Verdict::kDeny, "seccomp",
+             absl::StrCat(op, " of ", what, " refused: ", why)};
+  Record(op, what, "", d, "");
+  return settings_.engine->audit();
+}
+
+}  // namespace klaunch::supervise

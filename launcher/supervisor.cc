@@ -1,0 +1,252 @@
+#include "launcher/supervisor.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "core/seccomp_tag.h"
+
+// Kernel 6.6+: wake the supervisor on the target's CPU (linux/seccomp.h of
+// Debian 12 predates it).
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
+
+namespace klaunch {
+namespace supervise {
+
+namespace {
+
+// True when `ip` lies in an executable mapping of the shim's file.
+bool InShim(Call& c) {
+  const Settings& s = c.settings();
+  char path[64];
+  std::snprintf(path, sizeof(path), "/proc/%d/maps", c.target().tid());
+  Fd fd(open(path, O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return false;
+  std::string maps;
+  char buf[16384];
+  ssize_t n;
+  while ((n = read(fd.get(), buf, sizeof(buf))) > 0) maps.append(buf, n);
+  for (absl::string_view line : absl::StrSplit(maps, '\n')) {
+    // start-end perms offset major:minor inode path
+    std::vector<absl::string_view> f =
+        absl::StrSplit(line, ' ', absl::SkipEmpty());
+    if (f.size() < 6 || f[1].size() < 3 || f[1][2] != 'x') continue;
+    std::vector<absl::string_view> range = absl::StrSplit(f[0], '-');
+    std::vector<absl::string_view> dev = absl::StrSplit(f[3], ':');
+    uint64_t lo, hi, ino;
+    uint32_t major_n, minor_n;
+    if (range.size() != 2 || dev.size() != 2 ||
+        !absl::SimpleHexAtoi(range[0], &lo) ||
+        !absl::SimpleHexAtoi(range[1], &hi) ||
+        !absl::SimpleHexAtoi(dev[0], &major_n) ||
+        !absl::SimpleHexAtoi(dev[1], &minor_n) ||
+        !absl::SimpleAtoi(f[4], &ino)) {
+      continue;
+    }
+    if (c.ip() < lo || c.ip() >= hi) continue;
+    return ino == s.shim_ino && makedev(major_n, minor_n) == s.shim_dev;
+  }
+  return false;
+}
+
+}  // namespace
+
+Answer SuperviseCookie(Call& c) {
+  if (!InShim(c) || !c.Live()) return Answer::Error(ENOSYS);
+  return Answer::Value(static_cast<int64_t>(c.settings().cookie));
+}
+
+bool MayBlock(int nr, const Settings& settings) {
+  switch (nr) {
+    case SYS_connect:
+    case SYS_sendto:
+    case SYS_sendmsg:
+    case SYS_sendmmsg:
+      return true;
+    case SYS_execve:
+    case SYS_execveat:
+      return settings.asker != nullptr;
+    default:
+      return false;
+  }
+}
+
+namespace {
+
+supervise::Answer Dispatch(Call& c) {
+  switch (c.nr()) {
+    case SYS_open:
+    case SYS_openat:
+    case SYS_openat2:
+    case SYS_creat:
+      return SuperviseOpen(c);
+    case SYS_execve:
+    case SYS_execveat:
+      return SuperviseExec(c);
+    case SYS_connect:
+    case SYS_bind:
+    case SYS_sendto:
+    case SYS_sendmsg:
+    case SYS_sendmmsg:
+      return SuperviseNetwork(c);
+    case kCookieQuerySyscall:
+      return SuperviseCookie(c);
+    default:
+      return SuperviseMutation(c);
+  }
+}
+
+void Respond(int listener, uint64_t id, supervise::Answer a) {
+  seccomp_notif_resp resp;
+  std::memset(&resp, 0, sizeof(resp));
+  resp.id = id;
+  switch (a.kind) {
+    case supervise::Answer::kContinue:
+      resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+      break;
+    case supervise::Answer::kValue:
+      resp.val = a.value;
+      break;
+    case supervise::Answer::kError:
+      resp.error = -a.error;
+      break;
+    case supervise::Answer::kInject: {
+      // Two steps (add, then answer with the number) cost one wake-up less
+      // than ADDFD_FLAG_SEND on this kind of machine (PERFORMANCE.md).
+      seccomp_notif_addfd add;
+      std::memset(&add, 0, sizeof(add));
+      add.id = id;
+      add.srcfd = static_cast<uint32_t>(a.fd.get());
+      add.newfd_flags = a.cloexec ? O_CLOEXEC : 0;
+      const int fd = ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
+      if (fd < 0) {
+        resp.error = -errno;
+      } else {
+        resp.val = fd;
+      }
+      break;
+    }
+  }
+  // ENOENT: the target is gone, or was interrupted by a signal.
+  ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+}
+
+}  // namespace
+}  // namespace supervise
+
+absl::StatusOr<std::unique_ptr<Supervisor>> Supervisor::Start(
+    int listener, supervise::Settings settings) {
+  const int stop = eventfd(0, EFD_CLOEXEC);
+  if (stop < 0) {
+    close(listener);
+    return absl::InternalError(absl::StrCat("eventfd: ", strerror(errno)));
+  }
+  fcntl(listener, F_SETFD, FD_CLOEXEC);
+  // Best effort: kernels before 6.6 answer EINVAL and wake the usual way.
+  ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+        SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
+  // klaunch creates on the target's behalf with the target's umask, applied
+  // by hand; and sends for it without ever taking its SIGPIPE.
+  umask(0);
+  signal(SIGPIPE, SIG_IGN);
+  std::unique_ptr<Supervisor> s(new Supervisor(listener, stop, settings));
+  s->receiver_ = std::thread([p = s.get()] { p->Receive(); });
+  for (int i = 0; i < 4; ++i) {
+    s->workers_.emplace_back([p = s.get()] { p->Work(); });
+  }
+  return s;
+}
+
+Supervisor::Supervisor(int listener, int stop, supervise::Settings settings)
+    : listener_(listener), stop_(stop), settings_(std::move(settings)) {}
+
+Supervisor::~Supervisor() {
+  Stop();
+  close(stop_);
+}
+
+void Supervisor::Stop() {
+  if (listener_ < 0) return;
+  const uint64_t one = 1;
+  ssize_t ignored = write(stop_, &one, sizeof(one));
+  (void)ignored;
+  if (receiver_.joinable()) receiver_.join();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  for (std::thread& t : workers_) t.join();
+  workers_.clear();
+  close(listener_);
+  listener_ = -1;
+}
+
+void Supervisor::Answer(const seccomp_notif& req) {
+  supervise::Call call(listener_, req, settings_);
+  supervise::Respond(listener_, req.id, supervise::Dispatch(call));
+}
+
+void Supervisor::Receive() {
+  while (true) {
+    pollfd fds[2] = {{listener_, POLLIN, 0}, {stop_, POLLIN, 0}};
+    if (poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      return;
+    }
+    if (fds[1].revents) return;
+    if (!(fds[0].revents & POLLIN)) {
+      if (fds[0].revents & (POLLHUP | POLLERR)) return;  // no process left
+      continue;
+    }
+    seccomp_notif req;
+    std::memset(&req, 0, sizeof(req));
+    if (ioctl(listener_, SECCOMP_IOCTL_NOTIF_RECV, &req) != 0) {
+      if (errno == EINTR || errno == ENOENT) continue;
+      return;
+    }
+    if (supervise::MayBlock(req.data.nr, settings_)) {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        queue_.push_back(req);
+      }
+      cv_.notify_one();
+    } else {
+      Answer(req);
+    }
+  }
+}
+
+void Supervisor::Work() {
+  while (true) {
+    seccomp_notif req;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;
+      req = queue_.front();
+      queue_.pop_front();
+    }
+    Answer(req);
+  }
+}
+
+}  // namespace klaunch

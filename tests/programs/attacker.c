@@ -1,0 +1,245 @@
+/* The seccomp layer's adversary: one program, many escapes, chosen by
+ * argv[1]. Built by tests/seccomp_test.cc both static (no shim can load)
+ * and dynamic (for raw syscalls next to the shim, and an exec with an empty
+ * environment). It prints what happened; the test checks the world. */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/openat2.h>
+#include <linux/seccomp.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/personality.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+static void show_open(const char* how, long fd) {
+  if (fd < 0) {
+    printf("%s: error %s\n", how, strerror(errno));
+    return;
+  }
+  char buf[256];
+  long n = read((int)fd, buf, sizeof(buf) - 1);
+  buf[n > 0 ? n : 0] = '\0';
+  printf("%s: read '%s'\n", how, buf);
+  close((int)fd);
+}
+
+static long asm_openat(const char* path) {
+  long ret;
+  register long r10 __asm__("r10") = 0;
+  __asm__ volatile("syscall"
+                   : "=a"(ret)
+                   : "a"((long)SYS_openat), "D"((long)AT_FDCWD), "S"(path),
+                     "d"((long)O_RDONLY), "r"(r10)
+                   : "rcx", "r11", "memory");
+  if (ret < 0) {
+    errno = (int)-ret;
+    return -1;
+  }
+  return ret;
+}
+
+static char low_path[4096]; /* below 4 GiB in a non-PIE binary */
+
+static long int80_open(const char* path) {
+  strncpy(low_path, path, sizeof(low_path) - 1);
+  long ret;
+  __asm__ volatile("int $0x80"
+                   : "=a"(ret)
+                   : "a"(5L), "b"((long)(unsigned long)low_path), "c"(0L),
+                     "d"(0L)
+                   : "memory");
+  return ret;
+}
+
+struct race {
+  const char* link;
+  const char* ok;
+  const char* secret;
+  volatile int stop;
+  volatile int swaps;
+};
+
+static void* swapper(void* arg) {
+  struct race* r = arg;
+  char tmp[4200];
+  snprintf(tmp, sizeof(tmp), "%s.tmp", r->link);
+  for (int i = 0; !r->stop; ++i) {
+    unlink(tmp);
+    symlink(i % 2 ? r->secret : r->ok, tmp);
+    rename(tmp, r->link);
+    r->swaps = i + 1;
+  }
+  return NULL;
+}
+
+struct storm {
+  const char* ok;
+  const char* denied;
+  int rounds;
+  int wrong;
+};
+
+static void* storm_thread(void* arg) {
+  struct storm* s = arg;
+  for (int i = 0; i < s->rounds; ++i) {
+    int fd = open(s->ok, O_RDONLY);
+    if (fd < 0) __atomic_add_fetch(&s->wrong, 1, __ATOMIC_RELAXED);
+    else close(fd);
+    fd = open(s->denied, O_RDONLY);
+    if (fd >= 0 || errno != EACCES) {
+      __atomic_add_fetch(&s->wrong, 1, __ATOMIC_RELAXED);
+      if (fd >= 0) close(fd);
+    }
+  }
+  return NULL;
+}
+
+int main(int argc, char** argv) {
+  setvbuf(stdout, NULL, _IONBF, 0);
+  if (argc < 2) return 2;
+  const char* mode = argv[1];
+  const char* arg = argc > 2 ? argv[2] : "";
+  if (!strcmp(mode, "read")) {
+    show_open("read", open(arg, O_RDONLY));
+  } else if (!strcmp(mode, "raw")) {
+    show_open("raw", syscall(SYS_openat, AT_FDCWD, arg, O_RDONLY));
+  } else if (!strcmp(mode, "asm")) {
+    show_open("asm", asm_openat(arg));
+  } else if (!strcmp(mode, "openat2")) {
+    struct open_how how = {.flags = O_RDONLY};
+    show_open("openat2", syscall(SYS_openat2, AT_FDCWD, arg, &how, sizeof(how)));
+  } else if (!strcmp(mode, "write")) {
+    long fd = open(arg, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0 && write((int)fd, "escaped", 7) == 7) printf("write: done\n");
+    else printf("write: error %s\n", strerror(errno));
+  } else if (!strcmp(mode, "exec")) {
+    execve(arg, argv + 2, environ);
+    printf("exec: error %s\n", strerror(errno));
+  } else if (!strcmp(mode, "execveat")) {
+    syscall(SYS_execveat, AT_FDCWD, arg, argv + 2, environ, 0);
+    printf("execveat: error %s\n", strerror(errno));
+  } else if (!strcmp(mode, "noenv")) {
+    /* Re-run this program with nothing in its environment: no LD_PRELOAD. */
+    /* The raw call: the shim's execve would hand its variables back. */
+    char* empty[] = {NULL};
+    syscall(SYS_execve, argv[2], argv + 2, empty);
+    printf("noenv: error %s\n", strerror(errno));
+  } else if (!strcmp(mode, "env")) {
+    for (char** e = environ; *e; ++e) printf("env: %s\n", *e);
+  } else if (!strcmp(mode, "connect")) {
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(atoi(arg))};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(s, (struct sockaddr*)&a, sizeof(a)) == 0) printf("connect: done\n");
+    else printf("connect: error %s\n", strerror(errno));
+  } else if (!strcmp(mode, "sendto")) {
+    int s = socket(AF_INET, SOCK_DGRAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(atoi(arg))};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (sendto(s, "leak", 4, 0, (struct sockaddr*)&a, sizeof(a)) == 4) printf("sendto: done\n");
+    else printf("sendto: error %s\n", strerror(errno));
+  } else if (!strcmp(mode, "uring")) {
+    char params[120] = {0};
+    long fd = syscall(425 /* io_uring_setup */, 8, params);
+    if (fd >= 0) printf("uring: AVAILABLE\n");
+    else printf("uring: error %s\n", strerror(errno));
+  } else if (!strcmp(mode, "int80")) {
+    long r = int80_open(arg);
+    printf("int80: %s\n", r >= 0 ? "OPENED" : strerror((int)-r));
+  } else if (!strcmp(mode, "x32")) {
+    long r = syscall(0x40000000L | 257, AT_FDCWD, arg, O_RDONLY);
+    printf("x32: %s\n", r >= 0 ? "OPENED" : strerror(errno));
+  } else if (!strcmp(mode, "race")) {
+    struct race r = {argv[2], argv[3], argv[4], 0, 0};
+    const char* marker = argv[5];
+    int rounds = atoi(argv[6]), leaked = 0, opened = 0;
+    pthread_t t;
+    pthread_create(&t, NULL, swapper, &r);
+    while (r.swaps < 10) usleep(100); /* the swapping is under way */
+    for (int i = 0; i < rounds; ++i) {
+      int fd = (int)syscall(SYS_openat, AT_FDCWD, r.link, O_RDONLY);
+      if (fd < 0) continue;
+      ++opened;
+      char buf[256];
+      long n = read(fd, buf, sizeof(buf) - 1);
+      buf[n > 0 ? n : 0] = '\0';
+      if (strstr(buf, marker)) ++leaked;
+      close(fd);
+    }
+    r.stop = 1;
+    pthread_join(t, NULL);
+    printf("race: opened %d leaked %d\n", opened, leaked);
+  } else if (!strcmp(mode, "storm")) {
+    int procs = atoi(argv[2]), threads = atoi(argv[3]);
+    struct storm s = {argv[4], argv[5], atoi(argv[6]), 0};
+    for (int p = 0; p < procs; ++p) {
+      if (fork() == 0) {
+        pthread_t ts[64];
+        for (int i = 0; i < threads; ++i) pthread_create(&ts[i], NULL, storm_thread, &s);
+        for (int i = 0; i < threads; ++i) pthread_join(ts[i], NULL);
+        _exit(s.wrong > 0 ? 1 : 0);
+      }
+    }
+    int bad = 0, status;
+    while (wait(&status) > 0) bad += !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+    printf("storm: %d processes wrong\n", bad);
+  } else if (!strcmp(mode, "query")) {
+    long r = syscall(SYS_tuxcall);
+    printf("query: %s\n", r == -1 ? strerror(errno) : "GOT A COOKIE");
+  } else if (!strcmp(mode, "listener")) {
+    struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+    struct sock_fprog prog = {1, &allow};
+    long fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+                      SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+    printf("listener: %s\n", fd >= 0 ? "INSTALLED" : strerror(errno));
+  } else if (!strcmp(mode, "ptrace")) {
+    long r = ptrace(PTRACE_ATTACH, getppid(), 0, 0);
+    printf("ptrace: %s\n", r == 0 ? "ATTACHED" : strerror(errno));
+  } else if (!strcmp(mode, "vmwrite")) {
+    char src[4] = "abc", dst[4] = "xyz";
+    struct iovec l = {src, 4}, r = {dst, 4};
+    long n = syscall(SYS_process_vm_writev, getpid(), &l, 1, &r, 1, 0);
+    printf("vmwrite: %s\n", n == 4 ? "WRITTEN" : strerror(errno));
+  } else if (!strcmp(mode, "personality")) {
+    int query = personality(0xffffffff);
+    long r = personality(PER_LINUX32);
+    printf("personality: query %s, linux32 %s\n", query >= 0 ? "ok" : "failed",
+           r == -1 ? strerror(errno) : "CHANGED");
+  } else if (!strcmp(mode, "fds")) {
+    DIR* d = opendir("/proc/self/fd");
+    struct dirent* e;
+    while (d && (e = readdir(d))) {
+      char p[300], t[300];
+      snprintf(p, sizeof(p), "/proc/self/fd/%s", e->d_name);
+      long n = readlink(p, t, sizeof(t) - 1);
+      if (n > 0) {
+        t[n] = 0;
+        printf("fd %s: %s\n", e->d_name, t);
+      }
+    }
+  } else if (!strcmp(mode, "loop")) {
+    for (int i = 0; i < atoi(argv[3]); ++i) {
+      int fd = open(arg, O_RDONLY);
+      printf("loop: %s\n", fd >= 0 ? "opened" : strerror(errno));
+      if (fd >= 0) close(fd);
+      usleep(20000);
+    }
+  } else {
+    return 2;
+  }
+  return 0;
+}

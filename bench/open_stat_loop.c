@@ -1,6 +1,7 @@
-/* 200k open+close and 200k stat of one file, printing microseconds per call.
-   Used by bench/quick; the full suite of issue 7 will supersede it. */
+/* N (default 200k) open+close and N stat of one file, printing microseconds
+   per call. Used by bench/quick; the full suite of issue 7 will supersede it. */
 #include <fcntl.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -13,7 +14,7 @@ static double now_us(void) {
 }
 
 int main(int argc, char** argv) {
-  const int n = 200000;
+  const int n = argc > 2 ? atoi(argv[2]) : 200000;
   struct stat st;
   double a = now_us();
   for (int i = 0; i < n; ++i) close(open(argv[1], O_RDONLY));

@@ -8,7 +8,7 @@
 // An exec's record also has "command": the command line the rules judged.
 //
 // `verdict` is "deny" (enforced) or "would_deny" (audit mode); `layer` says
-// which layer decided ("shim", "launcher", later "seccomp"). This module
+// which layer decided ("shim", "seccomp", "launcher"). This module
 // formats and reads lines; writing them (one write on an O_APPEND file, so
 // that concurrent processes never interleave) is the caller's.
 

@@ -365,5 +365,22 @@ TEST(CommandRule, AStarInAnAbsoluteProgramStaysWithinOneComponent) {
   EXPECT_FALSE(r.Matches("/usr/bin", {"bin", "--version"}));
 }
 
+TEST(InterpreterLine, TheInterpreterAndItsOneArgumentAreSplitAsTheKernelDoes) {
+  auto line = ParseInterpreterLine("#!  /usr/bin/env python3 -u \nprint(1)\n");
+  ASSERT_TRUE(line.has_value());
+  EXPECT_EQ(line->interpreter, "/usr/bin/env");
+  EXPECT_EQ(line->argument, "python3 -u");
+  line = ParseInterpreterLine("#!/bin/sh\n");
+  ASSERT_TRUE(line.has_value());
+  EXPECT_EQ(line->interpreter, "/bin/sh");
+  EXPECT_EQ(line->argument, "");
+}
+
+TEST(InterpreterLine, AFileWithoutAnInterpreterIsNoScript) {
+  EXPECT_FALSE(ParseInterpreterLine("\x7f" "ELF...").has_value());
+  EXPECT_FALSE(ParseInterpreterLine("#! \n").has_value());
+  EXPECT_FALSE(ParseInterpreterLine("#").has_value());
+}
+
 }  // namespace
 }  // namespace klaunch

@@ -1,5 +1,7 @@
 #include "core/engine.h"
 
+#include <fcntl.h>
+
 #include <optional>
 #include <utility>
 
@@ -83,6 +85,15 @@ Decision Allow(absl::string_view rule) {
 }
 
 }  // namespace
+
+Access OpenAccess(int flags) {
+  if (flags & O_PATH) return Access::kStat;
+  if ((flags & O_TMPFILE) == O_TMPFILE) return Access::kWrite;
+  if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC))) {
+    return Access::kWrite;
+  }
+  return Access::kRead;
+}
 
 absl::string_view AccessName(Access access) {
   switch (access) {

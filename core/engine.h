@@ -47,6 +47,10 @@ enum class Access { kRead, kWrite, kExec, kStat };
 enum class Verdict { kAllow, kDeny, kAsk };
 
 absl::string_view AccessName(Access access);
+
+// What an open with these flags asks for: kStat for O_PATH, kWrite for any
+// write, create, truncate or O_TMPFILE, kRead otherwise.
+Access OpenAccess(int flags);
 absl::string_view VerdictName(Verdict verdict);
 
 struct Decision {

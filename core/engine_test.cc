@@ -1,5 +1,6 @@
 #include "core/engine.h"
 
+#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -460,6 +461,16 @@ TEST(CommandRules, TheTargetOfALinkMustAdmitExec) {
       e.CheckCommand("/usr/bin/python3", {"python3", "x"}, "/srv/python3");
   EXPECT_EQ(d.verdict, Verdict::kDeny);
   EXPECT_EQ(d.rule, "filesystem.unlisted");
+}
+
+TEST(OpenAccess, AnOpenIsAWriteWhenItCanChangeTheFile) {
+  EXPECT_EQ(OpenAccess(O_RDONLY), Access::kRead);
+  EXPECT_EQ(OpenAccess(O_RDONLY | O_TRUNC), Access::kWrite);
+  EXPECT_EQ(OpenAccess(O_RDONLY | O_CREAT), Access::kWrite);
+  EXPECT_EQ(OpenAccess(O_WRONLY), Access::kWrite);
+  EXPECT_EQ(OpenAccess(O_RDWR), Access::kWrite);
+  EXPECT_EQ(OpenAccess(O_TMPFILE | O_WRONLY), Access::kWrite);
+  EXPECT_EQ(OpenAccess(O_PATH), Access::kStat);
 }
 
 }  // namespace

@@ -270,6 +270,22 @@ void EndOrphans() {
   }
 }
 
+// One byte carrying one descriptor (SCM_RIGHTS).
+struct FdMessage {
+  char byte = 'l';
+  iovec iov{&byte, 1};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  msghdr msg{};
+  FdMessage() {
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof(control);
+  }
+  FdMessage(const FdMessage&) = delete;
+  FdMessage& operator=(const FdMessage&) = delete;
+};
+
 // The child's half of installing the filter: load it, hand klaunch the
 // listener, keep no copy (a program holding it could answer for itself).
 // Every call here after the load is one the filter lets through: sendmsg
@@ -278,14 +294,8 @@ int InstallInChild(const std::vector<sock_filter>& filter, int channel,
                    uint64_t cookie) {
   const int listener = LoadFilter(filter);
   if (listener < 0) return -listener;
-  char dummy = 'l';
-  iovec iov{&dummy, 1};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof(control);
+  FdMessage m;
+  msghdr& msg = m.msg;
   cmsghdr* h = CMSG_FIRSTHDR(&msg);
   h->cmsg_level = SOL_SOCKET;
   h->cmsg_type = SCM_RIGHTS;
@@ -300,14 +310,8 @@ int InstallInChild(const std::vector<sock_filter>& filter, int channel,
 
 // klaunch's half: the listener, or -1 when the child sent none.
 int ReceiveListener(int channel) {
-  char dummy;
-  iovec iov{&dummy, 1};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof(control);
+  FdMessage m;
+  msghdr& msg = m.msg;
   ssize_t n;
   do {
     n = recvmsg(channel, &msg, MSG_CMSG_CLOEXEC);

@@ -17,15 +17,6 @@
 namespace klaunch::supervise {
 namespace {
 
-Access OpenAccess(int flags) {
-  if (flags & O_PATH) return Access::kStat;
-  if ((flags & O_TMPFILE) == O_TMPFILE) return Access::kWrite;
-  if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC))) {
-    return Access::kWrite;
-  }
-  return Access::kRead;
-}
-
 struct OpenCall {
   const char* op;
   int dirfd = AT_FDCWD;

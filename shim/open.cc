@@ -28,15 +28,6 @@ namespace {
 // each level costs the shim a few kilobytes of stack).
 constexpr int kMaxCreateLinks = 8;
 
-Access OpenAccess(int flags) {
-  if (flags & O_PATH) return Access::kStat;
-  if ((flags & O_TMPFILE) == O_TMPFILE) return Access::kWrite;
-  if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC))) {
-    return Access::kWrite;
-  }
-  return Access::kRead;
-}
-
 int Fail(long err) {
   errno = static_cast<int>(-err);
   return -1;

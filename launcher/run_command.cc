@@ -122,49 +122,45 @@ absl::Status WriteFile(const std::string& path, const std::string& text) {
   return absl::OkStatus();
 }
 
-// Entries klaunch adds so the program can neither read nor forge its own
-// policy or audit log. Only where the policy would otherwise admit them: a
-// deny entry costs every stat a path resolution in the shim, and the presets
-// already keep $HOME's state directory closed.
-absl::Status DenyOwnFiles(Policy* policy, const std::vector<std::string>& paths) {
-  absl::StatusOr<Engine> without = Engine::Create(*policy);
-  if (!without.ok()) return without.status();
-  for (const std::string& path : paths) {
-    char real[PATH_MAX];
-    const std::string resolved = realpath(path.c_str(), real) ? real : path;
-    bool reachable = false;
-    for (const std::string& p : {path, resolved}) {
-      for (Access a : {Access::kRead, Access::kWrite}) {
-        reachable |= without->CheckPath(a, p).allowed() ||
-                     without->CheckPath(a, p + "/x").allowed();
-      }
-    }
-    if (!reachable) continue;
-    Entry e;
-    e.value = path;
-    e.resolved = resolved;
-    e.key = absl::StrCat("filesystem.deny[", policy->filesystem.deny.size(), "]");
-    e.preset = "klaunch";
-    policy->filesystem.deny.push_back(std::move(e));
-  }
-  return absl::OkStatus();
+Entry KlaunchEntry(const std::string& path, const std::string& list,
+                   size_t index) {
+  Entry e;
+  e.value = path;
+  char real[PATH_MAX];
+  e.resolved = realpath(path.c_str(), real) ? real : path;
+  e.key = absl::StrCat("filesystem.", list, "[", index, "]");
+  e.preset = "klaunch";
+  return e;
 }
 
-// The shim must be readable where the program runs: with the seccomp layer
-// the dynamic loader's open of it is judged like any other. Added only
-// where the policy does not already admit it.
-void AdmitShim(Policy* policy, const std::string& shim) {
-  absl::StatusOr<Engine> without = Engine::Create(*policy);
-  if (!without.ok() || without->CheckPath(Access::kRead, shim).allowed()) {
-    return;
+// Entries klaunch adds to the policy, judged against one engine of the
+// policy as written, each only where the policy does not already say it:
+//   - the shim must be readable where the program runs: with the seccomp
+//     layer the dynamic loader's open of it is judged like any other;
+//   - `own` (klaunch's state directory and log) is denied, so the program
+//     can neither read nor forge its policy or audit log. Only where the
+//     policy would otherwise admit it: a deny entry costs every stat a path
+//     resolution in the shim, and the presets keep $HOME's state closed.
+absl::Status AddOwnEntries(Policy* policy, const std::string& shim,
+                           const std::vector<std::string>& own) {
+  absl::StatusOr<Engine> as_written = Engine::Create(*policy);
+  if (!as_written.ok()) return as_written.status();
+  if (!as_written->CheckPath(Access::kRead, shim).allowed()) {
+    policy->filesystem.read.push_back(
+        KlaunchEntry(shim, "read", policy->filesystem.read.size()));
   }
-  Entry e;
-  e.value = shim;
-  char real[PATH_MAX];
-  e.resolved = realpath(shim.c_str(), real) ? real : shim;
-  e.key = absl::StrCat("filesystem.read[", policy->filesystem.read.size(), "]");
-  e.preset = "klaunch";
-  policy->filesystem.read.push_back(std::move(e));
+  for (const std::string& path : own) {
+    Entry e = KlaunchEntry(path, "deny", policy->filesystem.deny.size());
+    bool reachable = false;
+    for (const std::string& p : {e.value, e.resolved}) {
+      for (Access a : {Access::kRead, Access::kWrite}) {
+        reachable |= as_written->CheckPath(a, p).allowed() ||
+                     as_written->CheckPath(a, p + "/x").allowed();
+      }
+    }
+    if (reachable) policy->filesystem.deny.push_back(std::move(e));
+  }
+  return absl::OkStatus();
 }
 
 std::string GetVar(const std::vector<std::string>& env, absl::string_view name) {
@@ -360,8 +356,7 @@ int RunProgram(const RunOptions& o) {
     Say(std::string(shim.status().message()));
     return kExitKlaunchFailed;
   }
-  AdmitShim(&*policy, *shim);
-  if (absl::Status s = DenyOwnFiles(&*policy, {base, log}); !s.ok()) {
+  if (absl::Status s = AddOwnEntries(&*policy, *shim, {base, log}); !s.ok()) {
     Say(std::string(s.message()));
     return kExitKlaunchFailed;
   }

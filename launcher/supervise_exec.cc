@@ -13,7 +13,6 @@
 #include <cerrno>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "core/command.h"
 #include "launcher/supervise.h"
 
@@ -93,10 +92,7 @@ Answer SuperviseExec(Call& c) {
   int rc;
   if (path.empty() && (flags & AT_EMPTY_PATH)) {
     // fexecve: the descriptor itself.
-    Fd self(open(absl::StrCat("/proc/", c.target().tid(), "/fd/", dirfd).c_str(),
-                 O_PATH | O_CLOEXEC));
-    rc = self.valid() ? 0 : -EBADF;
-    r.object = std::move(self);
+    rc = OpenStart(c.target(), dirfd, path, &r.object);
   } else {
     rc = Resolve(c.target(), dirfd, path, !(flags & AT_SYMLINK_NOFOLLOW), &r);
   }

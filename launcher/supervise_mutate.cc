@@ -59,10 +59,7 @@ int JudgeObject(Call& c, const char* op, int dirfd, uint64_t path_arg,
   }
   int rc;
   if (path.empty() && empty) {
-    r->object = Fd(open(absl::StrCat("/proc/", c.target().tid(), "/fd/", dirfd)
-                            .c_str(),
-                        O_PATH | O_CLOEXEC));
-    rc = r->object.valid() ? 0 : -EBADF;
+    rc = OpenStart(c.target(), dirfd, path, &r->object);
   } else {
     rc = Resolve(c.target(), dirfd, path, follow, r);
   }

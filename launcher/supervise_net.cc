@@ -127,7 +127,7 @@ int JudgeDestination(Call& c, const char* op, uint64_t addr, socklen_t len,
 // The target's socket, as a descriptor of klaunch's.
 int TargetSocket(Call& c, int fd, Fd* out) {
   const int got = c.target().GetFd(fd);
-  if (got < 0) return got == -EBADF ? -EBADF : got;
+  if (got < 0) return got;
   *out = Fd(got);
   return 0;
 }

@@ -109,7 +109,8 @@ int Resolve(Target& target, int dirfd, const std::string& path, bool follow,
             Resolved* out);
 
 // Where the target's lookup of (dirfd, path) starts, as an O_PATH
-// descriptor: its root, its cwd or the directory behind `dirfd`. 0 or -errno.
+// descriptor: its root, its cwd or what `dirfd` names (with an empty path,
+// the object an AT_EMPTY_PATH call acts on). 0 or -errno.
 int OpenStart(Target& target, int dirfd, const std::string& path, Fd* out);
 
 // Best effort for a path that does not resolve: where it would be, for

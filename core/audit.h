@@ -8,7 +8,9 @@
 // An exec's record also has "command": the command line the rules judged.
 //
 // `verdict` is "deny" (enforced) or "would_deny" (audit mode); `layer` says
-// which layer decided ("shim", "seccomp", "launcher"). This module
+// which layer decided ("shim", "seccomp", "launcher"). The launcher's first
+// line of a run is no decision: op "start", verdict "info", the command in
+// "command" and the layers in force in "message". This module
 // formats and reads lines; writing them (one write on an O_APPEND file, so
 // that concurrent processes never interleave) is the caller's.
 

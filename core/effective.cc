@@ -78,6 +78,8 @@ std::string EffectiveToml(const Policy& p) {
                     TomlQuote(p.env.set[i].second));
   }
   absl::StrAppend(&out, p.env.set.empty() ? "}\n" : " }\n");
+  absl::StrAppend(&out, "\n[system]\n");
+  AppendList(&out, "allow", p.system.allow);
   // How the paths resolved through symlinks when the policy was loaded, so
   // that loading this form again looks nothing up.
   absl::StrAppend(&out, "\n[resolved]\n");

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -295,6 +296,23 @@ absl::StatusOr<Policy> Reader::Read(const toml::table& root) {
          return absl::OkStatus();
        }},
   };
+  Handlers system = {
+      {"allow",
+       [&](const toml::node& node, const std::string& key) {
+         absl::StatusOr<std::vector<Entry>> v = Strings(node, key);
+         if (!v.ok()) return v.status();
+         for (const Entry& e : *v) {
+           if (std::find(std::begin(kSystemGroups), std::end(kSystemGroups),
+                         e.value) == std::end(kSystemGroups)) {
+             return absl::InvalidArgumentError(absl::StrCat(
+                 LocationPrefix(e.where), e.key, ": '", e.value,
+                 "' is not one of ", absl::StrJoin(kSystemGroups, ", ")));
+           }
+         }
+         policy.system.allow = *std::move(v);
+         return absl::OkStatus();
+       }},
+  };
   Handlers env = {
       {"keep",
        [&](const toml::node& node, const std::string& key) {
@@ -366,6 +384,7 @@ absl::StatusOr<Policy> Reader::Read(const toml::table& root) {
       {"commands", table_of(commands)},
       {"network", table_of(network)},
       {"env", table_of(env)},
+      {"system", table_of(system)},
       {"resolved",
        [&](const toml::node& node, const std::string& key) {
          const toml::table* t = node.as_table();

@@ -4,6 +4,17 @@
 
 namespace klaunch {
 
+const char* const kSystemGroups[9] = {"mount", "namespaces", "modules",
+                                      "bpf",   "kexec",      "reboot",
+                                      "ptrace", "signals",   "devices"};
+
+bool SystemAllows(const Policy& policy, absl::string_view group) {
+  for (const Entry& e : policy.system.allow) {
+    if (e.value == group) return true;
+  }
+  return false;
+}
+
 absl::string_view ModeName(Mode mode) {
   return mode == Mode::kAudit ? "audit" : "enforce";
 }

@@ -74,11 +74,23 @@ struct Policy {
     bool unix_abstract = false;
   } network;
 
+  // Powers a root program could use to change what a path names or to undo
+  // the sandbox, each refused unless named here (kSystemGroups).
+  struct System {
+    std::vector<Entry> allow;
+  } system;
+
   struct Env {
     std::vector<Entry> keep;  // globs over variable names
     std::vector<std::pair<std::string, std::string>> set;
   } env;
 };
+
+// The names `system.allow` takes, each a group of calls the sandbox refuses
+// by default: "mount", "namespaces", "modules", "bpf", "kexec", "reboot",
+// "ptrace", "signals", "devices".
+extern const char* const kSystemGroups[9];
+bool SystemAllows(const Policy& policy, absl::string_view group);
 
 absl::string_view ModeName(Mode mode);
 absl::string_view UnlistedName(Unlisted unlisted);

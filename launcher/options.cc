@@ -32,6 +32,9 @@ const char kUsage[] =
     "                  the seccomp supervisor judged then fail with ENOSYS)\n"
     "  --no-seccomp    no seccomp layer: only calls through libc are judged\n"
     "                  (static binaries and raw system calls are not)\n"
+    "  --no-landlock   no Landlock ruleset under the shim and the supervisor\n"
+    "  --require LAYER fail (125) unless LAYER is applied: landlock (by\n"
+    "                  default it is applied where the kernel has it)\n"
     "\n"
     "exit status: CMD's own; 128+N when CMD was killed by signal N; 125 when\n"
     "klaunch fails (bad policy, bad option); 126 when CMD cannot be run (or\n"
@@ -89,6 +92,19 @@ absl::StatusOr<RunOptions> ParseRunOptions(
       o.ask = true;
     } else if (name == "--no-seccomp" && !has_inline) {
       o.no_seccomp = true;
+    } else if (name == "--no-landlock" && !has_inline) {
+      o.no_landlock = true;
+    } else if (name == "--require") {
+      std::string layer;
+      s = take(&layer);
+      if (s.ok() && layer == "landlock") {
+        o.require_landlock = true;
+      } else if (s.ok() && layer == "seccomp") {
+        // Already required: without it klaunch stops unless --no-seccomp.
+      } else if (s.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--require ", layer, ": not a layer (landlock or seccomp)"));
+      }
     } else if (name == "--keep-orphans" && !has_inline) {
       o.keep_orphans = true;
     } else {
@@ -101,6 +117,15 @@ absl::StatusOr<RunOptions> ParseRunOptions(
     return absl::InvalidArgumentError(
         "--policy and --preset exclude each other: a policy names its preset "
         "with `extends`");
+  }
+  if (o.require_landlock && o.no_landlock) {
+    return absl::InvalidArgumentError(
+        "--require landlock and --no-landlock exclude each other");
+  }
+  if (o.require_landlock && o.audit) {
+    return absl::InvalidArgumentError(
+        "--require landlock and --audit exclude each other: a dry run applies "
+        "no Landlock, since it must refuse nothing");
   }
   if (o.quiet && o.verbose) {
     return absl::InvalidArgumentError("--quiet and --verbose exclude each other");

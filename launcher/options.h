@@ -23,6 +23,8 @@ struct RunOptions {
   bool keep_orphans = false;
   bool ask = false;         // --ask: unlisted commands are asked about
   bool no_seccomp = false;  // --no-seccomp: the shim alone judges
+  bool no_landlock = false;  // --no-landlock: no kernel floor
+  bool require_landlock = false;  // --require landlock: 125 without it
   std::vector<std::string> command;  // after the options (or after --)
 };
 

@@ -42,5 +42,24 @@ TEST(RunOptions, MistakesAreNamed) {
               HasSubstr("exclude each other"));
 }
 
+TEST(RunOptions, RequireNamesALayerAndConflictsWithTurningItOff) {
+  absl::StatusOr<RunOptions> o = ParseRunOptions({"--require", "landlock", "ls"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_TRUE(o->require_landlock);
+  EXPECT_THAT(std::string(ParseRunOptions({"--require=landlok", "ls"})
+                              .status()
+                              .message()),
+              HasSubstr("--require landlok: not a layer"));
+  EXPECT_THAT(std::string(ParseRunOptions(
+                              {"--require", "landlock", "--no-landlock", "ls"})
+                              .status()
+                              .message()),
+              HasSubstr("exclude each other"));
+  EXPECT_THAT(std::string(ParseRunOptions({"--require", "landlock", "--audit", "ls"})
+                              .status()
+                              .message()),
+              HasSubstr("a dry run applies no Landlock"));
+}
+
 }  // namespace
 }  // namespace klaunch

@@ -28,6 +28,7 @@
 #include "core/loader.h"
 #include "core/path.h"
 #include "launcher/ask_server.h"
+#include "launcher/landlock.h"
 #include "launcher/program.h"
 #include "launcher/seccomp_filter.h"
 #include "launcher/shim_locator.h"
@@ -266,6 +267,13 @@ void EndOrphans() {
   }
 }
 
+// What the child writes to klaunch when it could not become the program.
+struct ChildReport {
+  enum Stage : int { kExec, kLandlock, kSeccomp };
+  int stage = kExec;
+  int error = 0;
+};
+
 // One byte carrying one descriptor (SCM_RIGHTS).
 struct FdMessage {
   char byte = 'l';
@@ -430,7 +438,7 @@ int RunProgram(const RunOptions& o) {
       return kExitKlaunchFailed;
     }
     cookie = MakeCookie();
-    absl::StatusOr<std::vector<sock_filter>> built = BuildFilter(cookie);
+    absl::StatusOr<std::vector<sock_filter>> built = BuildFilter(cookie, *policy);
     if (!built.ok()) {
       Say(std::string(built.status().message()));
       return kExitKlaunchFailed;
@@ -449,6 +457,50 @@ int RunProgram(const RunOptions& o) {
     settings.shim_dev = st.st_dev;
     settings.shim_ino = st.st_ino;
   }
+  // The Landlock layer: best effort unless required, never in a dry run.
+  int ruleset = -1;
+  std::string landlock;
+  if (o.no_landlock) {
+    landlock = "no landlock (--no-landlock)";
+  } else if (engine->audit()) {
+    landlock = "no landlock (audit mode must refuse nothing)";
+  } else if (SystemAllows(*policy, "mount")) {
+    landlock = "no landlock (system.allow has \"mount\", which Landlock "
+               "always refuses)";
+  } else if (const int abi = LandlockAbi(); abi == 0) {
+    landlock = "no landlock (this kernel has none)";
+  } else {
+    LandlockPlan plan = PlanLandlock(*policy, abi, {{effective}, {log}});
+    absl::StatusOr<int> fd = CreateRuleset(&plan);
+    if (fd.ok()) {
+      ruleset = *fd;
+      landlock = DescribeLandlock(plan);
+      if (o.verbose) {
+        for (const std::string& a : plan.approximations) {
+          Say(absl::StrCat("landlock: ", a));
+        }
+      }
+    } else {
+      landlock = absl::StrCat("no landlock (", fd.status().message(), ")");
+    }
+  }
+  if (o.require_landlock && ruleset < 0) {
+    Say(absl::StrCat("--require landlock: ", landlock));
+    return kExitKlaunchFailed;
+  }
+  const std::string layers = absl::StrCat(
+      "shim, ", seccomp ? "seccomp" : "no seccomp (--no-seccomp)", ", ",
+      landlock);
+  {
+    char when[64];
+    FormatAuditTime(when, sizeof(when));
+    const std::vector<absl::string_view> words(o.command.begin(),
+                                               o.command.end());
+    AppendEvent(log, AuditEvent{when, getpid(), "klaunch", "start", program,
+                                "", "info", "", "layers: " + layers,
+                                "launcher", CommandLineText(program, words)});
+  }
+
   int channel[2] = {-1, -1};
   if (seccomp &&
       socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, channel) != 0) {
@@ -480,25 +532,28 @@ int RunProgram(const RunOptions& o) {
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
     for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) signal(sig, SIG_DFL);
-    int err = 0;
-    if (seccomp) {
+    ChildReport r;
+    if (ruleset >= 0 && (r.error = -RestrictSelf(ruleset)) != 0) {
+      r.stage = ChildReport::kLandlock;
+    } else if (seccomp) {
       close(channel[0]);
-      err = InstallInChild(filter, channel[1], cookie);
+      if ((r.error = InstallInChild(filter, channel[1], cookie)) != 0) {
+        r.stage = ChildReport::kSeccomp;
+      }
     }
-    if (err == 0) {
+    if (r.error == 0) {
       // Tagged: klaunch has judged CMD already.
       syscall(SYS_execve, program.c_str(), argv.data(), envp.data(), 0, 0,
               cookie);
-      err = errno;
-    } else {
-      err = -err;  // told apart from exec's errors below
+      r.error = errno;
     }
-    ssize_t ignored = write(report[1], &err, sizeof(err));
+    ssize_t ignored = write(report[1], &r, sizeof(r));
     (void)ignored;
     _exit(kExitCannotRun);
   }
   g_child = child;
   close(report[1]);
+  if (ruleset >= 0) close(ruleset);
   std::unique_ptr<Supervisor> supervisor;
   if (seccomp) {
     close(channel[1]);
@@ -517,11 +572,12 @@ int RunProgram(const RunOptions& o) {
       }
     }
   }
-  int exec_errno = 0;
+  ChildReport report_of_child;
   ssize_t got;
   do {
-    got = read(report[0], &exec_errno, sizeof(exec_errno));
+    got = read(report[0], &report_of_child, sizeof(report_of_child));
   } while (got < 0 && errno == EINTR);
+  const bool failed_before_running = got == sizeof(report_of_child);
   close(report[0]);
 
   int status = 0;
@@ -537,20 +593,35 @@ int RunProgram(const RunOptions& o) {
   if (!o.keep_orphans) EndOrphans();
   if (supervisor != nullptr) supervisor->Stop();
 
-  if (got == sizeof(exec_errno) && exec_errno < 0) {
+  const int exec_errno = report_of_child.error;
+  if (failed_before_running &&
+      report_of_child.stage == ChildReport::kSeccomp) {
     Say(absl::StrCat("cannot install the seccomp filter: ",
-                     strerror(-exec_errno),
+                     strerror(exec_errno),
                      " (--no-seccomp runs without that layer)"));
     return kExitKlaunchFailed;
   }
+  if (failed_before_running &&
+      report_of_child.stage == ChildReport::kLandlock) {
+    Say(absl::StrCat("cannot apply the Landlock ruleset: ",
+                     strerror(exec_errno),
+                     " (--no-landlock runs without that layer)"));
+    return kExitKlaunchFailed;
+  }
   if (seccomp && supervisor == nullptr) return kExitKlaunchFailed;
-  if (got == sizeof(exec_errno)) {
+  if (failed_before_running) {
     Say(absl::StrCat(o.command[0], ": ", strerror(exec_errno)));
     return exec_errno == ENOENT ? kExitNotFound : kExitCannotRun;
   }
   if (!o.quiet) {
     const std::string summary = Summarize(log, engine->audit(), o.verbose);
     std::fputs(summary.c_str(), stderr);
+    // A layer the user did not turn off but the machine could not give is
+    // said every time: best effort must not be silent.
+    const bool degraded = ruleset < 0 && !o.no_landlock && !engine->audit();
+    if (!summary.empty() || o.verbose || degraded) {
+      Say(absl::StrCat("layers: ", layers));
+    }
     if (!seccomp) {
       Say("the seccomp layer was off (--no-seccomp): only calls made through "
           "libc were judged; static binaries and direct system calls were "

@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/seccomp_tag.h"
+#include "core/policy.h"
 
 namespace klaunch {
 namespace {
@@ -45,14 +46,41 @@ constexpr Refusal kRefused[] = {
     // A file handle names an object with no path to judge.
     {"open_by_handle_at", EPERM},
     {"name_to_handle_at", EPERM},
-    // Another process's registers and memory: a tracer could rewrite a call
-    // after it was judged, or read the cookie.
-    {"ptrace", EPERM},
-    {"process_vm_readv", EPERM},
-    {"process_vm_writev", EPERM},
     // Stalls the kernel mid-copy, widening every window.
     {"userfaultfd", EPERM},
 };
+
+// The powers of a root program that change what a path names or undo the
+// sandbox, refused unless `system.allow` names their group. Numbers where
+// Debian's libseccomp may not know the call.
+struct GroupCall {
+  const char* group;
+  const char* name;
+  int nr;  // used when libseccomp does not know `name`
+};
+constexpr GroupCall kGroupCalls[] = {
+    {"mount", "mount", -1},         {"mount", "umount2", -1},
+    {"mount", "open_tree", 428},    {"mount", "move_mount", 429},
+    {"mount", "fsopen", 430},       {"mount", "fsconfig", 431},
+    {"mount", "fsmount", 432},      {"mount", "fspick", 433},
+    {"mount", "mount_setattr", 442}, {"mount", "pivot_root", -1},
+    {"mount", "chroot", -1},        {"namespaces", "setns", -1},
+    {"modules", "init_module", -1}, {"modules", "finit_module", -1},
+    {"modules", "delete_module", -1}, {"bpf", "bpf", -1},
+    {"kexec", "kexec_load", -1},    {"kexec", "kexec_file_load", -1},
+    {"reboot", "reboot", -1},
+    // Another process's registers and memory: a tracer could rewrite a call
+    // after it was judged, or read the cookie.
+    {"ptrace", "ptrace", -1},       {"ptrace", "process_vm_readv", -1},
+    {"ptrace", "process_vm_writev", -1},
+};
+// Every CLONE_NEW* flag. CLONE_NEWTIME shares its bit with clone's exit
+// signal, so it is checked for unshare only.
+constexpr uint64_t kNewNamespaces[] = {0x00020000, 0x02000000, 0x04000000,
+                                       0x08000000, 0x10000000, 0x20000000,
+                                       0x40000000};
+constexpr uint64_t kCloneNewTime = 0x00000080;
+constexpr int kClone3 = 435;
 
 class Context {
  public:
@@ -84,7 +112,8 @@ uint64_t MakeCookie() {
   return c;
 }
 
-absl::StatusOr<std::vector<sock_filter>> BuildFilter(uint64_t cookie) {
+absl::StatusOr<std::vector<sock_filter>> BuildFilter(uint64_t cookie,
+                                                    const Policy& policy) {
   Context ctx;
   if (ctx.get() == nullptr) return absl::InternalError("seccomp_init failed");
   scmp_filter_ctx c = ctx.get();
@@ -136,6 +165,44 @@ absl::StatusOr<std::vector<sock_filter>> BuildFilter(uint64_t cookie) {
             r.name);
         !s.ok()) {
       return s;
+    }
+  }
+  for (const GroupCall& g : kGroupCalls) {
+    if (SystemAllows(policy, g.group)) continue;
+    int nr = Number(g.name);
+    if (nr < 0) nr = g.nr;
+    if (nr < 0) {
+      return absl::InternalError(
+          absl::StrCat("libseccomp does not know the call ", g.name));
+    }
+    if (absl::Status s =
+            Check(seccomp_rule_add(c, SCMP_ACT_ERRNO(EPERM), nr, 0), g.name);
+        !s.ok()) {
+      return s;
+    }
+  }
+  if (!SystemAllows(policy, "namespaces")) {
+    // clone3 passes its flags in memory the filter cannot read; glibc and
+    // the others fall back to clone on ENOSYS, whose flags it can.
+    if (absl::Status s = Check(
+            seccomp_rule_add(c, SCMP_ACT_ERRNO(ENOSYS), kClone3, 0), "clone3");
+        !s.ok()) {
+      return s;
+    }
+    std::vector<std::pair<int, uint64_t>> checks;
+    for (uint64_t flag : kNewNamespaces) {
+      checks.push_back({SCMP_SYS(clone), flag});
+      checks.push_back({SCMP_SYS(unshare), flag});
+    }
+    checks.push_back({SCMP_SYS(unshare), kCloneNewTime});
+    for (const auto& [nr, flag] : checks) {
+      if (absl::Status s = Check(
+              seccomp_rule_add(c, SCMP_ACT_ERRNO(EPERM), nr, 1,
+                               SCMP_A0_64(SCMP_CMP_MASKED_EQ, flag, flag)),
+              "new namespaces");
+          !s.ok()) {
+        return s;
+      }
     }
   }
   // personality: the low byte selects the ABI (PER_LINUX32, ...); the flags

@@ -14,6 +14,11 @@
 //     ptrace, process_vm_readv/writev, userfaultfd, personality changes of
 //     the ABI, and a new seccomp listener (EPERM); every non-native ABI
 //     (i386 int 0x80, x32) gets ENOSYS;
+//   - the powers of root that change what a path names or undo the sandbox
+//     (mounts, chroot, pivot_root, new namespaces, modules, bpf, kexec,
+//     reboot, ptrace) are refused (EPERM; clone3 ENOSYS, so that libc falls
+//     back to clone, whose flags the filter can read) unless the policy's
+//     `system.allow` names their group;
 //   - everything else is allowed.
 //
 // This module builds and loads; the supervisor (supervisor.h) answers.
@@ -27,6 +32,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "core/policy.h"
 
 namespace klaunch {
 
@@ -34,8 +40,9 @@ namespace klaunch {
 // error (so the shim can tell it from ENOSYS).
 uint64_t MakeCookie();
 
-// The filter for `cookie`, as BPF instructions.
-absl::StatusOr<std::vector<sock_filter>> BuildFilter(uint64_t cookie);
+// The filter for `cookie` and `policy`'s system.allow, as BPF instructions.
+absl::StatusOr<std::vector<sock_filter>> BuildFilter(uint64_t cookie,
+                                                    const Policy& policy);
 
 // In the child, after fork: sets no_new_privs and loads `program`. Returns
 // the listener descriptor, or -errno. Async-signal-safe (no allocation).

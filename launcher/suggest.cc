@@ -231,7 +231,9 @@ int RunSuggest(const std::vector<std::string>& args) {
                    line_no);
       return 2;
     }
-    events.push_back(*std::move(e));
+    if (e->verdict == "deny" || e->verdict == "would_deny") {
+      events.push_back(*std::move(e));
+    }
   }
   const LoadContext ctx = CurrentLoadContext();
   absl::StatusOr<Policy> base = base_file.empty()

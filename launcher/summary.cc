@@ -22,6 +22,7 @@ std::string Summarize(const std::string& log_path, bool audit, bool verbose) {
       ++unreadable;
       continue;
     }
+    if (e->verdict != "deny" && e->verdict != "would_deny") continue;
     ++total;
     ++by_kind[e->access.empty() ? e->op : e->access];
     ++by_target[e->target];

@@ -281,6 +281,12 @@ Answer SuperviseMutation(Call& c) {
       const bool at = nr == SYS_mknodat;
       const mode_t mode = static_cast<mode_t>(c.arg(at ? 2 : 1));
       const dev_t dev = static_cast<dev_t>(c.arg(at ? 3 : 2));
+      if ((S_ISCHR(mode) || S_ISBLK(mode)) &&
+          !SystemAllows(c.engine().policy(), "devices") &&
+          !c.Refuse("mknod", "a device node",
+                    "add \"devices\" to system.allow to allow it")) {
+        return Answer::Error(EPERM);
+      }
       return name_call("mknod", at ? c.iarg(0) : AT_FDCWD, c.arg(at ? 1 : 0),
                        [&] {
                          return mknodat(r.parent.get(), r.last.c_str(),

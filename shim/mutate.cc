@@ -225,6 +225,16 @@ KL_EXPORT int mkdirat(int dirfd, const char* path, mode_t mode) {
 }
 
 KL_EXPORT int mknodat(int dirfd, const char* path, mode_t mode, dev_t dev) {
+  // A device node in a writable root would reach the device behind every
+  // path rule (a root program making /tmp/sda reads the disk).
+  const Config& c = GetConfig();
+  if ((S_ISCHR(mode) || S_ISBLK(mode)) &&
+      (c.engine == nullptr || !SystemAllows(c.engine->policy(), "devices")) &&
+      !Refuse("mknod", path,
+              "it makes a device node; add \"devices\" to system.allow to "
+              "allow it")) {
+    return -1;
+  }
   return AtName("mknod", kW, dirfd, path, [&](int d, const char* n) {
     return sys(SYS_mknodat, d, n, mode, dev);
   });

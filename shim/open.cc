@@ -216,6 +216,17 @@ int OpenAt(const char* op, int dirfd, const char* path, int flags,
   const Access access = OpenAccess(flags);
   if (access != Access::kWrite) {
     long fd = sys_openat(dirfd, path, flags, mode);
+    if (fd == -EACCES) {
+      // Landlock (or the file's mode) refused before the shim could judge:
+      // judge the object through a pin, which Landlock does not restrict,
+      // so that a refusal the policy makes is recorded as one.
+      PinnedObject obj;
+      if (PinObject(dirfd, path, !(flags & O_NOFOLLOW), &obj) == 0 &&
+          !AllowObject(op, access, obj.path, dirfd, path)) {
+        return -1;
+      }
+      return Fail(fd);
+    }
     if (fd < 0) {
       if (!AllowMissing(op, access, dirfd, path)) return -1;
       return Fail(fd);

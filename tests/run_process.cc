@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -138,6 +139,16 @@ std::string RequiredEnv(const char* name) {
     abort();
   }
   return v;
+}
+
+}  // namespace klaunch::testing
+
+namespace klaunch::testing {
+
+int LandlockAbiOfThisKernel() {
+  const long abi = syscall(444 /* landlock_create_ruleset */, nullptr, 0,
+                           1 /* LANDLOCK_CREATE_RULESET_VERSION */);
+  return abi < 0 ? 0 : static_cast<int>(abi);
 }
 
 }  // namespace klaunch::testing

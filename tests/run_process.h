@@ -50,6 +50,10 @@ class TempDir {
 std::string ReadFile(const std::string& path);
 bool Exists(const std::string& path);
 
+// The Landlock ABI of the running kernel, read by the test itself; 0 when
+// it has none.
+int LandlockAbiOfThisKernel();
+
 // An environment variable the meson test definition must set.
 std::string RequiredEnv(const char* name);
 

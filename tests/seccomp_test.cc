@@ -360,13 +360,24 @@ TEST_F(Seccomp, WhenTheSupervisorDiesTheProgramFailsClosed) {
 }
 
 TEST_F(Seccomp, NoSeccompLeavesStaticBinariesUnjudgedAndSaysSo) {
-  ProcessResult r = Run({static_bin_, "read", secret_}, {"--no-seccomp"});
+  ProcessResult r =
+      Run({static_bin_, "read", secret_}, {"--no-seccomp", "--no-landlock"});
   // The documented cost of the flag: the escape this layer closes is open.
   EXPECT_THAT(r.out, HasSubstr(kSecretText)) << Show(r);
   EXPECT_THAT(r.err, HasSubstr("seccomp layer was off")) << Show(r);
   // The shim still judges what goes through libc.
-  r = Run({"/bin/cat", secret_}, {"--no-seccomp"});
+  r = Run({"/bin/cat", secret_}, {"--no-seccomp", "--no-landlock"});
   EXPECT_THAT(r.out, Not(HasSubstr(kSecretText))) << Show(r);
+}
+
+TEST_F(Seccomp, WithoutTheSeccompLayerLandlockStillStopsAStaticBinary) {
+  if (LandlockAbiOfThisKernel() == 0) GTEST_SKIP() << "this kernel has no Landlock";
+  ProcessResult r = Run({static_bin_, "read", secret_}, {"--no-seccomp"});
+  EXPECT_THAT(r.out, HasSubstr("read: error Permission denied")) << Show(r);
+  EXPECT_THAT(r.out, Not(HasSubstr(kSecretText))) << Show(r);
+  r = Run({static_bin_, "write", dir_.Path("escaped.txt")}, {"--no-seccomp"});
+  EXPECT_THAT(r.out, HasSubstr("write: error Permission denied")) << Show(r);
+  EXPECT_FALSE(Exists(dir_.Path("escaped.txt")));
 }
 
 TEST_F(Seccomp, TheShimsOwnCallsAreNotSentToTheSupervisor) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "launcher/check_command.h"
+#include "launcher/doctor_command.h"
 #include "launcher/explain_command.h"
 #include "launcher/options.h"
 #include "launcher/run_command.h"
@@ -27,6 +28,9 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (first == "check") return klaunch::RunCheck(argc - 2, argv + 2);
+  if (first == "doctor") {
+    return klaunch::RunDoctor({args.begin() + 1, args.end()});
+  }
   if (first == "explain") {
     return klaunch::RunExplain({args.begin() + 1, args.end()});
   }

@@ -14,6 +14,8 @@ const char kUsage[] =
     "                       (--read PATH | --write PATH | --exec 'CMD LINE' "
     "| --connect HOST:PORT)\n"
     "       klaunch suggest AUDIT.jsonl [--base FILE]\n"
+    "       klaunch doctor [--json]                 which layers klaunch "
+    "can use here\n"
     "       klaunch --help | --version\n"
     "\n"
     "options:\n"

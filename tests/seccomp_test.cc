@@ -380,6 +380,142 @@ TEST_F(Seccomp, WithoutTheSeccompLayerLandlockStillStopsAStaticBinary) {
   EXPECT_FALSE(Exists(dir_.Path("escaped.txt")));
 }
 
+// --- Root inside the sandbox -------------------------------------------
+
+constexpr const char* kRootPowers[] = {
+    "mount",        "umount2",      "open_tree",     "move_mount",
+    "fsopen",       "fsmount",      "pivot_root",    "chroot",
+    "unshare-mount", "unshare-user", "setns",        "clone-mount",
+    "init_module",  "finit_module", "delete_module", "bpf",
+    "kexec_file_load", "kexec_load", "reboot",       "ptrace-init"};
+
+TEST_F(Seccomp, ARootProgramCannotMountChrootMakeNamespacesOrLoadCode) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root: the powers tried are root's";
+  for (const char* power : kRootPowers) {
+    ProcessResult r = Run({static_bin_, "root", power, ws()});
+    EXPECT_THAT(r.out, HasSubstr(std::string(power) + ": Operation not permitted"))
+        << Show(r);
+  }
+  // clone3 hides its flags from the filter: refused as if the kernel lacked
+  // it, so that libc falls back to clone, whose flags are read.
+  ProcessResult r = Run({static_bin_, "root", "clone3", ws()});
+  EXPECT_THAT(r.out, HasSubstr("clone3: Function not implemented")) << Show(r);
+  // Nothing was mounted over the workspace.
+  EXPECT_THAT(ReadFile("/proc/self/mountinfo"), Not(HasSubstr(" " + ws() + " ")));
+}
+
+TEST_F(Seccomp, TheRootPowersTriedWorkNativelySoTheRefusalsAreKlaunchs) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root: the powers tried are root's";
+  // Only the powers that change nothing outside the trying process.
+  for (const char* power : {"unshare-mount", "chroot", "clone-mount"}) {
+    ProcessResult r = RunProcess({static_bin_, "root", power, ws()});
+    EXPECT_THAT(r.out, HasSubstr(std::string(power) + ": DONE")) << Show(r);
+  }
+  ProcessResult r = RunProcess({static_bin_, "root", "mknod", ws() + "/native"});
+  EXPECT_THAT(r.out, HasSubstr("mknod: DONE")) << Show(r);
+}
+
+TEST_F(Seccomp, ARootProgramCannotMakeADeviceNodeInAWritableRoot) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to make device nodes";
+  // Through the supervisor (static) and through the shim (dynamic).
+  ProcessResult r = Run({static_bin_, "root", "mknod", ws() + "/disk"});
+  EXPECT_THAT(r.out, HasSubstr("mknod: Operation not permitted")) << Show(r);
+  r = Run({dynamic_bin_, "root", "mknod", ws() + "/disk"});
+  EXPECT_THAT(r.out, HasSubstr("mknod: Permission denied")) << Show(r);
+  EXPECT_FALSE(Exists(ws() + "/disk"));
+  // Landlock alone refuses it too.
+  r = Run({static_bin_, "root", "mknod", ws() + "/disk"}, {"--no-seccomp"});
+  if (LandlockAbiOfThisKernel() > 0) {
+    EXPECT_THAT(r.out, HasSubstr("mknod: Permission denied")) << Show(r);
+    EXPECT_FALSE(Exists(ws() + "/disk"));
+  }
+}
+
+TEST_F(Seccomp, APolicyThatOptsInMayUseNamespacesAndMountsAndIsToldLandlockIsOff) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to mount";
+  policy_ = dir_.Write("policy.toml", R"(extends = "read-only"
+[filesystem]
+workspace_writable = true
+[system]
+allow = ["namespaces", "mount"]
+)");
+  // Its mount is in a namespace of its own, so the test's view is unchanged.
+  ProcessResult r = Run({static_bin_, "root", "mount-private", ws()}, {"--verbose"});
+  EXPECT_THAT(r.out, HasSubstr("mount-private: DONE")) << Show(r);
+  EXPECT_THAT(r.err, HasSubstr("no landlock (system.allow has \"mount\"")) << Show(r);
+  EXPECT_THAT(ReadFile("/proc/self/mountinfo"), Not(HasSubstr(" " + ws() + " ")));
+  r = Run({static_bin_, "root", "mount-private", ws()}, {"--require", "landlock"});
+  EXPECT_EQ(r.exit_code, 125) << Show(r);
+  EXPECT_THAT(r.out, Not(HasSubstr("mount-private"))) << "nothing may run";
+  EXPECT_THAT(r.err, HasSubstr("--require landlock: no landlock")) << Show(r);
+}
+
+// --- The Landlock floor ---------------------------------------------------
+
+// The shim's tag found in memory and used: calls bearing it skip the
+// supervisor, so only Landlock stands between the program and the world.
+TEST_F(Seccomp, ALandlockFloorHoldsWhenTheShimsTagIsForged) {
+  if (LandlockAbiOfThisKernel() < 4) {
+    GTEST_SKIP() << "needs Landlock ABI 4 (TCP ports); this kernel has "
+                 << LandlockAbiOfThisKernel();
+  }
+  const std::string denied = dir_.Write("ws/denied.txt", "in-the-workspace");
+  policy_ = dir_.Write("policy.toml", "extends = \"read-only\"\n[filesystem]\n"
+                                      "workspace_writable = true\ndeny = [\"" +
+                                          denied + "\"]\n");
+  Listener listener;
+  const std::string outside = dir_.Path("escaped.txt");
+  ProcessResult r = Run({dynamic_bin_, "forge", denied, outside,
+                         std::to_string(listener.port())});
+  ASSERT_THAT(r.out, HasSubstr("forge: found the cookie")) << Show(r);
+  EXPECT_THAT(r.out, HasSubstr("forge write: Permission denied")) << Show(r);
+  EXPECT_FALSE(Exists(outside));
+  EXPECT_THAT(r.out, HasSubstr("forge connect: Permission denied")) << Show(r);
+  EXPECT_EQ(listener.Accepted(), 0);
+}
+
+// The residual risk SECURITY.md states, shown: without Landlock the forged
+// tag gets through (and this test proves the one above can fail).
+TEST_F(Seccomp, WithoutLandlockAForgedTagGetsPastTheShimAndTheSupervisor) {
+  const std::string denied = dir_.Write("ws/denied.txt", "in-the-workspace");
+  policy_ = dir_.Write("policy.toml", "extends = \"read-only\"\n[filesystem]\n"
+                                      "workspace_writable = true\ndeny = [\"" +
+                                          denied + "\"]\n");
+  Listener listener;
+  const std::string outside = dir_.Path("escaped.txt");
+  ProcessResult r = Run({dynamic_bin_, "forge", denied, outside,
+                         std::to_string(listener.port())},
+                        {"--no-landlock"});
+  ASSERT_THAT(r.out, HasSubstr("forge: found the cookie")) << Show(r);
+  EXPECT_THAT(r.out, HasSubstr("forge write: done")) << Show(r);
+  EXPECT_TRUE(Exists(outside));
+  EXPECT_THAT(r.out, HasSubstr("forge connect: done")) << Show(r);
+  EXPECT_EQ(listener.Accepted(), 1);
+}
+
+TEST_F(Seccomp, AuditModeAppliesNoLandlockAndTheLogSaysWhichLayersRan) {
+  ProcessResult r = Run({static_bin_, "write", dir_.Path("audited.txt")}, {"--audit"});
+  EXPECT_THAT(r.out, HasSubstr("write: done")) << "a dry run refuses nothing";
+  std::string start;
+  for (const std::string& l : LogLines()) {
+    if (Field(l, "op") == "start") start = l;
+  }
+  EXPECT_THAT(Field(start, "message"),
+              HasSubstr("shim, seccomp, no landlock (audit mode")) << start;
+  RunProcess({"/bin/rm", "-f", log()});
+  Run({"/bin/true"});
+  start.clear();
+  for (const std::string& l : LogLines()) {
+    if (Field(l, "op") == "start") start = l;
+  }
+  if (LandlockAbiOfThisKernel() > 0) {
+    EXPECT_THAT(Field(start, "message"),
+                HasSubstr("landlock ABI " +
+                          std::to_string(LandlockAbiOfThisKernel())))
+        << start;
+  }
+}
+
 TEST_F(Seccomp, TheShimsOwnCallsAreNotSentToTheSupervisor) {
   // cat reading an admitted file under the shim: its judged opens carry the
   // cookie, so nothing is refused or recorded by the seccomp layer, and a

@@ -15,7 +15,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/personality.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -106,6 +110,91 @@ static void* storm_thread(void* arg) {
     }
   }
   return NULL;
+}
+
+
+/* The root powers the filter refuses, each tried for real. Arguments that
+ * would do harm natively are kept harmless where the call allows (reboot
+ * with a bad magic number, kexec with no file). */
+static long root_power(const char* name, const char* arg) {
+  if (!strcmp(name, "mount")) return mount("none", arg, "tmpfs", 0, NULL);
+  if (!strcmp(name, "umount2")) return umount2(arg, MNT_DETACH);
+  if (!strcmp(name, "open_tree")) return syscall(428, AT_FDCWD, arg, 1 /* OPEN_TREE_CLONE */);
+  if (!strcmp(name, "move_mount")) return syscall(429, AT_FDCWD, arg, AT_FDCWD, arg, 0);
+  if (!strcmp(name, "fsopen")) return syscall(430, "tmpfs", 0);
+  if (!strcmp(name, "fsmount")) return syscall(432, 0, 0, 0);
+  if (!strcmp(name, "pivot_root")) return syscall(SYS_pivot_root, arg, arg);
+  if (!strcmp(name, "chroot")) return chroot(arg);
+  if (!strcmp(name, "unshare-mount")) return unshare(CLONE_NEWNS);
+  if (!strcmp(name, "unshare-user")) return unshare(CLONE_NEWUSER);
+  if (!strcmp(name, "setns")) return setns(0, 0);
+  if (!strcmp(name, "clone-mount")) {
+    long pid = syscall(SYS_clone, CLONE_NEWNS | SIGCHLD, 0, 0, 0, 0);
+    if (pid == 0) _exit(0);
+    if (pid > 0) waitpid((pid_t)pid, NULL, 0);
+    return pid;
+  }
+  if (!strcmp(name, "clone3")) {
+    unsigned long args[11] = {0};
+    args[0] = CLONE_NEWUSER;
+    args[4] = SIGCHLD; /* exit_signal */
+    long pid = syscall(435, args, sizeof(args));
+    if (pid == 0) _exit(0);
+    if (pid > 0) waitpid((pid_t)pid, NULL, 0);
+    return pid;
+  }
+  if (!strcmp(name, "init_module")) return syscall(SYS_init_module, NULL, 0, "");
+  if (!strcmp(name, "finit_module")) return syscall(SYS_finit_module, -1, "", 0);
+  if (!strcmp(name, "delete_module")) return syscall(SYS_delete_module, "klaunch_none", 0);
+  if (!strcmp(name, "bpf")) return syscall(SYS_bpf, 0, NULL, 0);
+  if (!strcmp(name, "kexec_file_load")) return syscall(SYS_kexec_file_load, -1, -1, 0, "", 0);
+  if (!strcmp(name, "kexec_load")) return syscall(SYS_kexec_load, 0, 0, NULL, 0);
+  if (!strcmp(name, "reboot")) return syscall(SYS_reboot, 0, 0, 0, NULL);
+  if (!strcmp(name, "mknod")) return mknod(arg, S_IFCHR | 0600, makedev(1, 3));
+  if (!strcmp(name, "ptrace-init")) return ptrace(PTRACE_ATTACH, 1, 0, 0);
+  if (!strcmp(name, "mount-private")) {
+    /* With namespaces and mounts opted in: a mount of its own, elsewhere
+     * invisible. */
+    if (unshare(CLONE_NEWNS) != 0) return -1;
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) return -1;
+    return mount("none", arg, "tmpfs", 0, NULL);
+  }
+  errno = EINVAL;
+  return -1;
+}
+
+/* Finds the seccomp cookie in the shim's memory the way a hostile program
+ * could: every word of the shim's writable mappings that looks random is
+ * tried as the tag of an open the policy denies; the one the kernel runs
+ * unjudged is the cookie. Returns 0 when none is. */
+static unsigned long find_cookie(const char* denied) {
+  FILE* maps = fopen("/proc/self/maps", "r");
+  if (maps == NULL) return 0;
+  char line[512];
+  int after_shim = 0;
+  unsigned long found = 0;
+  while (!found && fgets(line, sizeof(line), maps)) {
+    unsigned long lo, hi;
+    char perms[8];
+    if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3) continue;
+    const int shim = strstr(line, "libklaunch-shim") != NULL;
+    const int anonymous = strchr(line, '/') == NULL && strchr(line, '[') == NULL;
+    const int scan = perms[0] == 'r' && perms[1] == 'w' && (shim || (after_shim && anonymous));
+    after_shim = shim;
+    if (!scan) continue;
+    for (unsigned long* w = (unsigned long*)lo; w < (unsigned long*)hi; ++w) {
+      const unsigned long v = *w;
+      if ((v >> 48) == 0 || (v >> 48) == 0xffff) continue; /* small or a pointer */
+      long fd = syscall(SYS_openat, AT_FDCWD, denied, O_RDONLY, 0, 0, v);
+      if (fd >= 0) {
+        close((int)fd);
+        found = v;
+        break;
+      }
+    }
+  }
+  fclose(maps);
+  return found;
 }
 
 int main(int argc, char** argv) {
@@ -231,6 +320,23 @@ int main(int argc, char** argv) {
         printf("fd %s: %s\n", e->d_name, t);
       }
     }
+  } else if (!strcmp(mode, "root")) {
+    /* root NAME [ARG]: one power of root. */
+    long r = root_power(arg, argc > 3 ? argv[3] : "");
+    printf("%s: %s\n", arg, r >= 0 ? "DONE" : strerror(errno));
+  } else if (!strcmp(mode, "forge")) {
+    /* forge DENIED OUTSIDE PORT */
+    unsigned long cookie = find_cookie(arg);
+    printf("forge: %s\n", cookie ? "found the cookie" : "no cookie found");
+    if (!cookie) return 0;
+    long fd = syscall(SYS_openat, AT_FDCWD, argv[3], O_WRONLY | O_CREAT | O_TRUNC, 0644, 0, cookie);
+    if (fd >= 0 && write((int)fd, "escaped", 7) == 7) printf("forge write: done\n");
+    else printf("forge write: %s\n", strerror(errno));
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(atoi(argv[4]))};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (syscall(SYS_connect, s, &a, sizeof(a), 0, 0, cookie) == 0) printf("forge connect: done\n");
+    else printf("forge connect: %s\n", strerror(errno));
   } else if (!strcmp(mode, "loop")) {
     for (int i = 0; i < atoi(argv[3]); ++i) {
       int fd = open(arg, O_RDONLY);

@@ -9,9 +9,12 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstddef>
+#include <cstring>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -491,6 +494,34 @@ TEST_F(Seccomp, WithoutLandlockAForgedTagGetsPastTheShimAndTheSupervisor) {
   EXPECT_TRUE(Exists(outside));
   EXPECT_THAT(r.out, HasSubstr("forge connect: done")) << Show(r);
   EXPECT_EQ(listener.Accepted(), 1);
+}
+
+TEST_F(Seccomp, LandlockAloneKeepsAbstractSocketsAndSignalsInsideTheSandbox) {
+  if (LandlockAbiOfThisKernel() < 6) {
+    GTEST_SKIP() << "needs Landlock ABI 6 (scopes); this kernel has "
+                 << LandlockAbiOfThisKernel();
+  }
+  // An abstract socket of the test's, outside the sandbox.
+  const std::string name = "klaunch-test-" + std::to_string(getpid());
+  int srv = socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  std::memcpy(a.sun_path + 1, name.data(), name.size());
+  const socklen_t len = offsetof(sockaddr_un, sun_path) + 1 + name.size();
+  ASSERT_EQ(bind(srv, reinterpret_cast<sockaddr*>(&a), len), 0);
+  listen(srv, 4);
+  const std::string me = std::to_string(getpid());
+  // Natively both work, so the refusals below are the ruleset's.
+  EXPECT_THAT(RunProcess({static_bin_, "abstract", name}).out,
+              HasSubstr("abstract: done"));
+  EXPECT_THAT(RunProcess({static_bin_, "signal", me}).out,
+              HasSubstr("signal: done"));
+  // Without the seccomp layer the static binary meets only Landlock.
+  ProcessResult r = Run({static_bin_, "abstract", name}, {"--no-seccomp"});
+  EXPECT_THAT(r.out, HasSubstr("abstract: Operation not permitted")) << Show(r);
+  r = Run({static_bin_, "signal", me}, {"--no-seccomp"});
+  EXPECT_THAT(r.out, HasSubstr("signal: Operation not permitted")) << Show(r);
+  close(srv);
 }
 
 TEST_F(Seccomp, AuditModeAppliesNoLandlockAndTheLogSaysWhichLayersRan) {

@@ -21,7 +21,10 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/ptrace.h>
+#include <signal.h>
+#include <stddef.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -337,6 +340,18 @@ int main(int argc, char** argv) {
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     if (syscall(SYS_connect, s, &a, sizeof(a), 0, 0, cookie) == 0) printf("forge connect: done\n");
     else printf("forge connect: %s\n", strerror(errno));
+  } else if (!strcmp(mode, "abstract")) {
+    /* abstract NAME: connect to an abstract Unix socket. */
+    int s = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    strncpy(a.sun_path + 1, arg, sizeof(a.sun_path) - 2);
+    socklen_t len = offsetof(struct sockaddr_un, sun_path) + 1 + strlen(arg);
+    if (connect(s, (struct sockaddr*)&a, len) == 0) printf("abstract: done\n");
+    else printf("abstract: %s\n", strerror(errno));
+  } else if (!strcmp(mode, "signal")) {
+    /* signal PID: probe a process outside the sandbox with signal 0. */
+    if (kill(atoi(arg), 0) == 0) printf("signal: done\n");
+    else printf("signal: %s\n", strerror(errno));
   } else if (!strcmp(mode, "loop")) {
     for (int i = 0; i < atoi(argv[3]); ++i) {
       int fd = open(arg, O_RDONLY);

@@ -8,6 +8,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 
 namespace klaunch {
@@ -284,6 +285,14 @@ absl::StatusOr<NetworkRule> NetworkRule::Parse(absl::string_view text) {
     rule.labels_.emplace_back(label);
   }
   return rule;
+}
+
+std::string NetworkRule::literal_host() const {
+  if (kind_ != Kind::kHost) return "";
+  for (const std::string& label : labels_) {
+    if (label == "*" || label == "**") return "";
+  }
+  return absl::StrJoin(labels_, ".");
 }
 
 bool NetworkRule::HostMatches(absl::string_view hostname) const {

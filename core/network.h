@@ -69,6 +69,11 @@ class NetworkRule {
   // 0 when the rule admits every port.
   uint16_t port() const { return port_; }
   bool names_host() const { return kind_ == Kind::kHost; }
+  // The one host name the rule names ("pypi.org" for "PyPI.org.:443"), lower
+  // case and without a trailing dot; empty for a glob (`*.example.com`,
+  // `**`), an address, a CIDR or `*`. Only such a name can be resolved ahead
+  // of the program: a glob names no host to ask the resolver about.
+  std::string literal_host() const;
 
  private:
   enum class Kind { kAny, kHost, kCidr };

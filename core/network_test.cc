@@ -371,6 +371,23 @@ TEST(NetworkRule, AnAddressOrCidrRuleDoesNotNameAHost) {
   EXPECT_FALSE(Rule("*:443").names_host());
 }
 
+TEST(NetworkRule, ALiteralHostRuleGivesItsNameNormalised) {
+  EXPECT_EQ(Rule("pypi.org:443").literal_host(), "pypi.org");
+  EXPECT_EQ(Rule("PyPI.Org.").literal_host(), "pypi.org");
+  EXPECT_EQ(Rule("localhost:*").literal_host(), "localhost");
+}
+
+TEST(NetworkRule, AGlobAnAddressOrAnyHostGivesNoLiteralName) {
+  EXPECT_EQ(Rule("*.pythonhosted.org:443").literal_host(), "");
+  EXPECT_EQ(Rule("files.*.org").literal_host(), "");
+  EXPECT_EQ(Rule("**.example.com").literal_host(), "");
+  EXPECT_EQ(Rule("**").literal_host(), "");
+  EXPECT_EQ(Rule("*:443").literal_host(), "");
+  EXPECT_EQ(Rule("10.0.0.0/8").literal_host(), "");
+  EXPECT_EQ(Rule("127.0.0.1:8080").literal_host(), "");
+  EXPECT_EQ(Rule("[::1]:8080").literal_host(), "");
+}
+
 TEST(NetworkRule, RejectsAnEmptyRule) {
   ExpectInvalid(NetworkRule::Parse(""), "empty");
   EXPECT_EQ(NetworkRule::Parse(".").status().code(),

@@ -29,6 +29,7 @@
 #include "core/path.h"
 #include "launcher/ask_server.h"
 #include "launcher/landlock.h"
+#include "launcher/name_cache.h"
 #include "launcher/program.h"
 #include "launcher/seccomp_filter.h"
 #include "launcher/shim_locator.h"
@@ -429,6 +430,9 @@ int RunProgram(const RunOptions& o) {
   uint64_t cookie = 0;
   std::vector<sock_filter> filter;
   supervise::Settings settings;
+  // The policy's host names, resolved by klaunch, for programs that resolve
+  // names where the shim cannot see it (static binaries, Go).
+  std::unique_ptr<NameCache> names;
   if (seccomp) {
     std::string why;
     if (!SeccompAvailable(&why)) {
@@ -456,6 +460,8 @@ int RunProgram(const RunOptions& o) {
     settings.cookie = cookie;
     settings.shim_dev = st.st_dev;
     settings.shim_ino = st.st_ino;
+    names = std::make_unique<NameCache>(*engine);
+    settings.names = names.get();
   }
   // The Landlock layer: best effort unless required, never in a dry run.
   int ruleset = -1;

@@ -23,6 +23,7 @@
 
 namespace klaunch {
 class AskServer;
+class NameCache;
 }
 
 namespace klaunch::supervise {
@@ -32,6 +33,10 @@ struct Settings {
   std::string log;  // the audit log
   bool verbose = false;
   AskServer* asker = nullptr;  // null: "ask" refuses
+  // The policy's host names as klaunch resolved them, so a connect the shim
+  // did not see (no name known) can still be admitted by a host rule. Null:
+  // only address rules admit such a connect.
+  NameCache* names = nullptr;
   uint64_t cookie = 0;
   // The shim's file: the cookie is given only to code mapped from it.
   dev_t shim_dev = 0;

@@ -6,6 +6,10 @@
 // sockets are sent for even without an address, since another thread could
 // add one after the check.
 //
+// An IP destination is judged with no host name (the program's resolution
+// happened where klaunch cannot see it); when that refuses, each policy
+// name klaunch resolved to the address (name_cache.h) is tried.
+//
 // Known differences from a native call (docs/design.md): a Unix peer sees
 // klaunch's pid in SO_PEERCRED and SCM_CREDENTIALS; a blocking connect
 // interrupted by a signal in the target is not interrupted in klaunch.
@@ -27,6 +31,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/network.h"
+#include "launcher/name_cache.h"
 #include "launcher/supervise.h"
 
 namespace klaunch::supervise {
@@ -116,12 +121,24 @@ int JudgeDestination(Call& c, const char* op, uint64_t addr, socklen_t len,
                ? 0
                : -EACCES;
   }
-  const std::string shown = ip.v6 ? absl::StrCat("[", ip.ToString(), "]:", port)
-                                  : absl::StrCat(ip.ToString(), ":", port);
-  return c.Judge(op, shown, "connect",
-                 c.engine().CheckConnect(ip, port, ""))
-             ? 0
-             : -EACCES;
+  std::string shown = ip.v6 ? absl::StrCat("[", ip.ToString(), "]:", port)
+                            : absl::StrCat(ip.ToString(), ":", port);
+  Decision d = c.engine().CheckConnect(ip, port, "");
+  if (!d.allowed() && c.settings().names != nullptr) {
+    // The program resolved the name itself (static, Go, its own resolver),
+    // so no name is known: a policy name klaunch resolved to this address
+    // stands in for it. A refusal stays named by the address, since which
+    // name (if any) the program used is not known.
+    for (const std::string& name : c.settings().names->NamesFor(ip)) {
+      Decision by_name = c.engine().CheckConnect(ip, port, name);
+      if (by_name.allowed()) {
+        d = std::move(by_name);
+        shown = absl::StrCat(name, ":", port);  // as the shim names it
+        break;
+      }
+    }
+  }
+  return c.Judge(op, shown, "connect", std::move(d)) ? 0 : -EACCES;
 }
 
 // The target's socket, as a descriptor of klaunch's.

@@ -56,6 +56,18 @@ deny = ["rm *"]
   }
 
   std::string ws() const { return dir_.Path("ws"); }
+
+  // A deny entry inside the writable workspace: what Landlock cannot
+  // express, so a call the kernel runs there was judged by nobody. Returns
+  // the denied file.
+  std::string UseAPolicyDenyingAWorkspaceFile() {
+    const std::string denied = dir_.Write("ws/denied.txt", "in-the-workspace");
+    policy_ = dir_.Write("policy.toml",
+                         "extends = \"read-only\"\n[filesystem]\n"
+                         "workspace_writable = true\ndeny = [\"" +
+                             denied + "\"]\n");
+    return denied;
+  }
   std::string log() const { return dir_.Path("audit.jsonl"); }
 
   ProcessResult Run(const std::vector<std::string>& cmd,
@@ -462,10 +474,7 @@ TEST_F(Seccomp, ALandlockFloorHoldsWhenTheShimsTagIsForged) {
     GTEST_SKIP() << "needs Landlock ABI 4 (TCP ports); this kernel has "
                  << LandlockAbiOfThisKernel();
   }
-  const std::string denied = dir_.Write("ws/denied.txt", "in-the-workspace");
-  policy_ = dir_.Write("policy.toml", "extends = \"read-only\"\n[filesystem]\n"
-                                      "workspace_writable = true\ndeny = [\"" +
-                                          denied + "\"]\n");
+  const std::string denied = UseAPolicyDenyingAWorkspaceFile();
   Listener listener;
   const std::string outside = dir_.Path("escaped.txt");
   ProcessResult r = Run({dynamic_bin_, "forge", denied, outside,
@@ -480,10 +489,7 @@ TEST_F(Seccomp, ALandlockFloorHoldsWhenTheShimsTagIsForged) {
 // The residual risk SECURITY.md states, shown: without Landlock the forged
 // tag gets through (and this test proves the one above can fail).
 TEST_F(Seccomp, WithoutLandlockAForgedTagGetsPastTheShimAndTheSupervisor) {
-  const std::string denied = dir_.Write("ws/denied.txt", "in-the-workspace");
-  policy_ = dir_.Write("policy.toml", "extends = \"read-only\"\n[filesystem]\n"
-                                      "workspace_writable = true\ndeny = [\"" +
-                                          denied + "\"]\n");
+  const std::string denied = UseAPolicyDenyingAWorkspaceFile();
   Listener listener;
   const std::string outside = dir_.Path("escaped.txt");
   ProcessResult r = Run({dynamic_bin_, "forge", denied, outside,

@@ -5,8 +5,10 @@
 #include <optional>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/path_set.h"
 
 namespace klaunch {
 namespace {
@@ -53,13 +55,62 @@ absl::StatusOr<PathRule> CompilePath(const Entry& entry) {
   return rule;
 }
 
-absl::Status CompilePaths(const std::vector<Entry>& entries,
-                          std::vector<PathRule>* out) {
+// A list of path rules that finds the first covering a path without asking
+// each: literal rules by looking up each of the path's leading parts, the
+// patterns only when their PathSet says one may cover it. The same answer
+// as asking each rule in order (engine_test.cc compares the two).
+struct PathList {
+  std::vector<PathRule> rules;
+  absl::flat_hash_map<std::string, size_t> literal;  // text -> first index
+  PathSet patterns;
+
+  bool empty() const { return rules.empty(); }
+
+  const PathRule* First(absl::string_view path) const {
+    size_t best = rules.size();
+    auto look = [&](absl::string_view prefix) {
+      auto it = literal.find(prefix);
+      if (it != literal.end() && it->second < best) best = it->second;
+    };
+    if (!literal.empty()) {
+      look("/");
+      for (size_t i = 1; i <= path.size(); ++i) {
+        if (i == path.size() || path[i] == '/') look(path.substr(0, i));
+      }
+    }
+    if (patterns.MayCover(path)) {
+      for (size_t i = 0; i < best; ++i) {
+        if (!rules[i].pattern.is_literal() && rules[i].Covers(path)) {
+          best = i;
+          break;
+        }
+      }
+    }
+    return best < rules.size() ? &rules[best] : nullptr;
+  }
+};
+
+absl::Status CompilePaths(const std::vector<Entry>& entries, PathList* out) {
   for (const Entry& entry : entries) {
     absl::StatusOr<PathRule> rule = CompilePath(entry);
     if (!rule.ok()) return rule.status();
-    out->push_back(*std::move(rule));
+    out->rules.push_back(*std::move(rule));
   }
+  std::vector<const PathPattern*> patterns;
+  for (size_t i = 0; i < out->rules.size(); ++i) {
+    const PathRule& r = out->rules[i];
+    for (const PathPattern* p : {&r.pattern, r.resolved ? &*r.resolved : nullptr}) {
+      if (p == nullptr) continue;
+      if (p->is_literal()) {
+        out->literal.try_emplace(p->text(), i);
+      } else {
+        patterns.push_back(p);
+      }
+    }
+  }
+  absl::StatusOr<PathSet> set = PathSet::Create(patterns);
+  if (!set.ok()) return set.status();
+  out->patterns = *std::move(set);
   return absl::OkStatus();
 }
 
@@ -124,7 +175,7 @@ absl::string_view VerdictName(Verdict verdict) {
 struct Engine::Compiled {
   Policy policy;
   std::optional<PathRule> workspace;
-  std::vector<PathRule> read, write, deny;
+  PathList read, write, deny;
   std::vector<klaunch::Compiled<CommandRule>> prefixes, globs, patterns,
       command_deny;
   std::vector<klaunch::Compiled<NetworkRule>> network;
@@ -135,10 +186,7 @@ struct Engine::Compiled {
         workspace->Covers(path)) {
       return &*workspace;
     }
-    for (const PathRule& rule : write) {
-      if (rule.Covers(path)) return &rule;
-    }
-    return nullptr;
+    return write.First(path);
   }
 };
 
@@ -203,14 +251,12 @@ Decision Engine::CheckPath(Access access, absl::string_view raw_path) const {
     path = normalized;
   }
   const absl::string_view what = AccessName(access);
-  for (const PathRule& rule : c_->deny) {
-    if (rule.Covers(path)) {
-      return Decision{
-          Verdict::kDeny, rule.entry->key,
-          absl::StrCat(what, " of ", path, " refused by ", rule.entry->key,
-                       " (", Quoted(*rule.entry),
-                       "): deny entries win over every allow")};
-    }
+  if (const PathRule* rule = c_->deny.First(path)) {
+    return Decision{
+        Verdict::kDeny, rule->entry->key,
+        absl::StrCat(what, " of ", path, " refused by ", rule->entry->key,
+                     " (", Quoted(*rule->entry),
+                     "): deny entries win over every allow")};
   }
   if (access == Access::kStat) return Allow(kStatRule);
   if (access == Access::kWrite) {
@@ -222,9 +268,9 @@ Decision Engine::CheckPath(Access access, absl::string_view raw_path) const {
     if (c_->workspace && c_->workspace->Covers(path)) {
       return Allow(kWorkspaceRule);
     }
-    for (const auto* list : {&c_->write, &c_->read}) {
-      for (const PathRule& rule : *list) {
-        if (rule.Covers(path)) return Allow(rule.entry->key);
+    for (const PathList* list : {&c_->write, &c_->read}) {
+      if (const PathRule* rule = list->First(path)) {
+        return Allow(rule->entry->key);
       }
     }
     return Decision{
@@ -243,14 +289,12 @@ Decision Engine::CheckPath(Access access, absl::string_view raw_path) const {
                      "(filesystem.workspace_writable = false); add \"",
                      path, "\" to filesystem.write to allow it")};
   }
-  for (const PathRule& rule : c_->read) {
-    if (rule.Covers(path)) {
-      return Decision{
-          Verdict::kDeny, rule.entry->key,
-          absl::StrCat("write of ", path, " refused: ", rule.entry->key, " (",
-                       Quoted(*rule.entry), ") admits only reading; add \"",
-                       path, "\" to filesystem.write to allow it")};
-    }
+  if (const PathRule* rule = c_->read.First(path)) {
+    return Decision{
+        Verdict::kDeny, rule->entry->key,
+        absl::StrCat("write of ", path, " refused: ", rule->entry->key, " (",
+                     Quoted(*rule->entry), ") admits only reading; add \"",
+                     path, "\" to filesystem.write to allow it")};
   }
   return Decision{Verdict::kDeny, kPathUnlisted,
                   absl::StrCat("write of ", path,
@@ -356,7 +400,7 @@ Decision Engine::CheckConnect(const IpAddress& address, uint16_t port,
 }
 
 Decision Engine::CheckMove(absl::string_view path) const {
-  for (const PathRule& rule : c_->deny) {
+  for (const PathRule& rule : c_->deny.rules) {
     if (rule.pattern.PinsBelow(path) ||
         (rule.resolved && rule.resolved->PinsBelow(path))) {
       return Decision{

@@ -71,6 +71,8 @@ class PathPattern {
   bool PinsBelow(absl::string_view path) const;
 
   bool is_literal() const { return literal_; }
+  // The components of a non-literal pattern ("**" for a `**`).
+  const std::vector<std::string>& components() const { return components_; }
   const std::string& text() const { return text_; }
 
  private:

@@ -16,6 +16,7 @@
 #include <cstring>
 
 #include "shim/judge.h"
+#include "shim/known.h"
 #include "shim/open.h"
 #include "shim/resolve.h"
 #include "shim/state.h"
@@ -231,6 +232,14 @@ int OpenAt(const char* op, int dirfd, const char* path, int flags,
       if (!AllowMissing(op, access, dirfd, path)) return -1;
       return Fail(fd);
     }
+    // An object this process was already allowed to read: no need to name
+    // it again (shim/known.h says why the memo cannot answer for another).
+    ObjectId id;
+    const bool named = IdOfFd(static_cast<int>(fd), &id);
+    if (named && Known(id, access)) {
+      scope.RestoreErrno();
+      return static_cast<int>(fd);
+    }
     char real[kPathMax];
     long n = FdPath(static_cast<int>(fd), real, sizeof(real));
     if (n < 0) {
@@ -246,6 +255,7 @@ int OpenAt(const char* op, int dirfd, const char* path, int flags,
       sys_close(fd);
       return -1;
     }
+    if (named) Remember(id, access);
     scope.RestoreErrno();
     return static_cast<int>(fd);
   }

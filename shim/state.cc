@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "core/loader.h"
+#include "shim/known.h"
 #include "core/seccomp_tag.h"
 #include "shim/sys.h"
 
@@ -153,6 +154,7 @@ void Initialise() {
         c->error = std::string(e.status().message());
       } else {
         c->engine = new Engine(*std::move(e));
+        InitKnown();
       }
     }
   }

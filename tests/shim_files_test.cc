@@ -1725,5 +1725,119 @@ int main(int argc, char** argv) {
   EXPECT_THAT(ls.out, Not(HasSubstr("dir-"))) << ls.out;
 }
 
+// --- the memo of allowed objects (shim/known.h) ----------------------------
+// Each program first makes the shim remember an allowed object (opened or
+// stat-ed twice), then changes what the same name, inode or path means; the
+// memo must never answer for what it did not judge.
+
+TEST(ShimFiles, ANameReadBeforeAndThenSwappedForALinkToADeniedFileIsRefused) {
+  Sandbox box(kPolicy);
+  const Files f = Populate(box);
+  const std::string prog = Program(box, "swap", R"C(
+int main(int argc, char** argv) {
+  root = argv[1];
+  struct stat st;
+  for (int i = 0; i < 2; ++i) {
+    show_fd("read a.txt", open("a.txt", O_RDONLY));
+    show("stat a.txt", stat("a.txt", &st));
+    show("lstat a.txt", lstat("a.txt", &st));
+  }
+  unlink("a.txt");
+  symlink(P("secret/key.txt"), "a.txt");  /* natively allowed: ws write */
+  show_fd("read swapped", open("a.txt", O_RDONLY));
+  show("stat swapped", stat("a.txt", &st));
+  return 0;
+}
+)C");
+  ProcessResult r = box.Run({prog, box.root()});
+  EXPECT_THAT(r.out, HasSubstr("read a.txt: ok"));
+  EXPECT_THAT(r.out, HasSubstr("read swapped: -1 EACCES")) << Show(r);
+  EXPECT_THAT(r.out, HasSubstr("stat swapped: -1 EACCES")) << Show(r);
+  EXPECT_THAT(box.RefusedTargets(), Contains(f.secret)) << Dump(box);
+}
+
+TEST(ShimFiles, AHardLinkReadThroughTheWorkspaceDoesNotOpenItsDeniedName) {
+  Sandbox box(kPolicy);
+  const Files f = Populate(box);
+  // Made before the run: the same inode under an allowed and a denied name.
+  Native("ln " + f.secret + " " + box.Path("ws/link.txt"));
+  const std::string prog = Program(box, "hardlink", R"C(
+int main(int argc, char** argv) {
+  root = argv[1];
+  struct stat st;
+  for (int i = 0; i < 2; ++i) {
+    show_fd("read link", open("link.txt", O_RDONLY));
+    show("stat link", stat("link.txt", &st));
+  }
+  show_fd("read denied name", open(P("secret/key.txt"), O_RDONLY));
+  show("stat denied name", stat(P("secret/key.txt"), &st));
+  return 0;
+}
+)C");
+  ProcessResult r = box.Run({prog, box.root()});
+  EXPECT_THAT(r.out, HasSubstr("read link: ok"));
+  EXPECT_THAT(r.out, HasSubstr("read denied name: -1 EACCES")) << Show(r);
+  EXPECT_THAT(r.out, HasSubstr("stat denied name: -1 EACCES")) << Show(r);
+}
+
+TEST(ShimFiles, AFileMovedIntoADeniedTreeAfterItWasReadIsRefusedThere) {
+  Sandbox box(kPolicy);
+  const Files f = Populate(box);
+  // The move is a raw system call, which the shim does not see: it stands
+  // for another process outside the sandbox moving the file.
+  const std::string prog = Program(box, "moved", R"C(
+#include <sys/syscall.h>
+int main(int argc, char** argv) {
+  root = argv[1];
+  struct stat st;
+  for (int i = 0; i < 2; ++i) {
+    show_fd("read a.txt", open("a.txt", O_RDONLY));
+    show("stat a.txt", stat("a.txt", &st));
+  }
+  show("move", syscall(SYS_renameat2, AT_FDCWD, "a.txt", AT_FDCWD,
+                       P("secret/moved.txt"), 0));
+  show_fd("read moved", open(P("secret/moved.txt"), O_RDONLY));
+  show("stat moved", stat(P("secret/moved.txt"), &st));
+  return 0;
+}
+)C");
+  ProcessResult r = box.Run({prog, box.root()});
+  EXPECT_THAT(r.out, HasSubstr("move: ok")) << Show(r);
+  EXPECT_THAT(r.out, HasSubstr("read moved: -1 EACCES")) << Show(r);
+  EXPECT_THAT(r.out, HasSubstr("stat moved: -1 EACCES")) << Show(r);
+  EXPECT_THAT(box.RefusedTargets(), Contains(f.secret_dir + "/moved.txt"))
+      << Dump(box);
+}
+
+TEST(ShimFiles, AChildDoesNotInheritItsParentsProcSelfAsItsOwn) {
+  // The parent may read its own /proc/self/status; its child, reading the
+  // parent's /proc/PID/status, reads another process's entry, which
+  // read-only does not admit.
+  Sandbox box(kPolicy);
+  Populate(box);
+  const std::string prog = Program(box, "procchild", R"C(
+#include <sys/wait.h>
+int main(int argc, char** argv) {
+  root = argv[1];
+  char mine[64];
+  snprintf(mine, sizeof(mine), "/proc/%d/status", (int)getpid());
+  for (int i = 0; i < 2; ++i) show_fd("parent reads its own", open(mine, O_RDONLY));
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid == 0) {
+    show_fd("child reads the parent's", open(mine, O_RDONLY));
+    fflush(stdout);
+    _exit(0);
+  }
+  waitpid(pid, NULL, 0);
+  return 0;
+}
+)C");
+  ProcessResult r = box.Run({prog, box.root()});
+  EXPECT_THAT(r.out, HasSubstr("parent reads its own: ok")) << Show(r);
+  EXPECT_THAT(r.out, HasSubstr("child reads the parent's: -1 EACCES"))
+      << Show(r);
+}
+
 }  // namespace
 }  // namespace klaunch::testing

@@ -6,6 +6,7 @@
 
 #include <atomic>
 
+#include "shim/state.h"
 #include "shim/sys.h"
 
 namespace klaunch::shim {
@@ -120,6 +121,8 @@ bool Known(const ObjectId& id, Access access) {
 
 void Remember(const ObjectId& id, Access access) {
   if (!id.single_path || !g_keyed.load(std::memory_order_acquire)) return;
+  const Engine* engine = GetConfig().engine;
+  if (engine == nullptr || engine->audit()) return;
   if (id.mount == g_proc_mount) return;
   const uint64_t tag = TagOf(id, access);
   g_slots[tag & (kSlots - 1)].store(tag, std::memory_order_relaxed);

@@ -48,7 +48,9 @@ bool IdOfFd(int fd, ObjectId* out);
 // True when `id` was remembered for `access` in this process.
 bool Known(const ObjectId& id, Access access);
 // Remembers an allowed decision for `id` (ignored unless the object has a
-// single path and lies outside the /proc mount).
+// single path and lies outside the /proc mount, and in audit mode, where a
+// call that proceeded may have been a would-deny that must be recorded each
+// time, as enforcement would refuse it each time).
 void Remember(const ObjectId& id, Access access);
 
 // True when `st` (from a stat of the object judged) describes `id`.

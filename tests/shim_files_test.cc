@@ -1839,5 +1839,26 @@ int main(int argc, char** argv) {
       << Show(r);
 }
 
+TEST(ShimFiles, AuditModeRecordsARepeatedWouldDenyEveryTime) {
+  // Enforcement refuses each of the three reads; the dry run must record
+  // each, not remember the first as allowed.
+  Sandbox box(std::string("mode = \"audit\"\n") + kPolicy);
+  const Files f = Populate(box);
+  const std::string prog = Program(box, "auditrepeat", R"C(
+int main(int argc, char** argv) {
+  root = argv[1];
+  struct stat st;
+  for (int i = 0; i < 3; ++i) {
+    show_fd("read", open(P("secret/key.txt"), O_RDONLY));
+    show("stat", stat(P("secret/key.txt"), &st));
+  }
+  return 0;
+}
+)C");
+  ProcessResult r = box.Run({prog, box.root()});
+  EXPECT_THAT(r.out, Not(HasSubstr("-1"))) << Show(r);
+  EXPECT_EQ(LinesFor(box, f.secret).size(), 6u) << Dump(box);
+}
+
 }  // namespace
 }  // namespace klaunch::testing

@@ -6,7 +6,6 @@
 
 #include <atomic>
 
-#include "shim/state.h"
 #include "shim/sys.h"
 
 namespace klaunch::shim {
@@ -64,7 +63,8 @@ uint64_t TagOf(const ObjectId& id, Access access) {
 
 }  // namespace
 
-void InitKnown() {
+void InitKnown(bool audit) {
+  if (audit) return;
   // /proc/PID means another process in a child (the shim judges
   // /proc/<own pid> as /proc/self): nothing under that mount is remembered.
   struct statx proc;
@@ -105,6 +105,8 @@ bool IdOfFd(int fd, ObjectId* out) {
   return IdOfStatx(sx, out);
 }
 
+bool Remembering() { return g_keyed.load(std::memory_order_acquire); }
+
 bool SameObject(const ObjectId& id, const struct stat& st) {
   return st.st_ino == id.inode && major(st.st_dev) == id.dev_major &&
          minor(st.st_dev) == id.dev_minor && st.st_ctim.tv_sec == id.ctime_sec &&
@@ -121,8 +123,6 @@ bool Known(const ObjectId& id, Access access) {
 
 void Remember(const ObjectId& id, Access access) {
   if (!id.single_path || !g_keyed.load(std::memory_order_acquire)) return;
-  const Engine* engine = GetConfig().engine;
-  if (engine == nullptr || engine->audit()) return;
   if (id.mount == g_proc_mount) return;
   const uint64_t tag = TagOf(id, access);
   g_slots[tag & (kSlots - 1)].store(tag, std::memory_order_relaxed);

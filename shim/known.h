@@ -48,17 +48,21 @@ bool IdOfFd(int fd, ObjectId* out);
 // True when `id` was remembered for `access` in this process.
 bool Known(const ObjectId& id, Access access);
 // Remembers an allowed decision for `id` (ignored unless the object has a
-// single path and lies outside the /proc mount, and in audit mode, where a
-// call that proceeded may have been a would-deny that must be recorded each
-// time, as enforcement would refuse it each time).
+// single path and lies outside the /proc mount).
 void Remember(const ObjectId& id, Access access);
+
+// False when nothing is remembered in this process, so callers can skip
+// naming the object at all.
+bool Remembering();
 
 // True when `st` (from a stat of the object judged) describes `id`.
 bool SameObject(const ObjectId& id, const struct stat& st);
 
 // The key and the /proc mount: called once per process, at the shim's
-// initialisation; without it nothing is remembered.
-void InitKnown();
+// initialisation; without it nothing is remembered. Nor in audit mode, where
+// a call that proceeded may have been a would-deny, which must be recorded
+// each time as enforcement would refuse it each time.
+void InitKnown(bool audit);
 
 }  // namespace klaunch::shim
 

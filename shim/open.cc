@@ -235,7 +235,7 @@ int OpenAt(const char* op, int dirfd, const char* path, int flags,
     // An object this process was already allowed to read: no need to name
     // it again (shim/known.h says why the memo cannot answer for another).
     ObjectId id;
-    const bool named = IdOfFd(static_cast<int>(fd), &id);
+    const bool named = Remembering() && IdOfFd(static_cast<int>(fd), &id);
     if (named && Known(id, access)) {
       scope.RestoreErrno();
       return static_cast<int>(fd);

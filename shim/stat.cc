@@ -72,6 +72,7 @@ long StatAt(const char* op, int dirfd, const char* path, struct stat* buf,
   struct statx sx;
   ObjectId id;
   const bool named =
+      Remembering() &&
       sys(SYS_statx, dirfd, path,
           flags & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | AT_NO_AUTOMOUNT),
           STATX_BASIC_STATS | STATX_MNT_ID, &sx) == 0 &&

@@ -154,7 +154,7 @@ void Initialise() {
         c->error = std::string(e.status().message());
       } else {
         c->engine = new Engine(*std::move(e));
-        InitKnown();
+        InitKnown(c->engine->audit());
       }
     }
   }

@@ -25,6 +25,10 @@ namespace klaunch {
 namespace {
 
 constexpr size_t kMaxPolicyBytes = 4 << 20;
+// Every process under klaunch loads the effective policy at its start, so a
+// policy is bounded in entries as well as bytes: 750k entries fit in 4 MB
+// and cost each process half a gigabyte.
+constexpr size_t kMaxPolicyEntries = 100000;
 
 // toml++ speaks std::string_view; Debian's Abseil has its own string_view.
 absl::string_view Sv(std::string_view s) { return {s.data(), s.size()}; }
@@ -464,9 +468,41 @@ LoadContext CurrentLoadContext() {
   return ctx;
 }
 
-absl::StatusOr<Policy> LoadPolicyText(absl::string_view text,
-                                      absl::string_view source_name,
-                                      const LoadContext& ctx) {
+namespace {
+
+// The array with the most entries under `table`, and the entries in all.
+struct EntryCount {
+  size_t total = 0;
+  size_t largest = 0;
+  std::string largest_key;
+  toml::source_position where;
+};
+
+void CountEntries(const toml::table& table, const std::string& prefix,
+                  EntryCount* count) {
+  for (const auto& [key, node] : table) {
+    const std::string name =
+        prefix.empty() ? std::string(key.str())
+                       : absl::StrCat(prefix, ".", Sv(key.str()));
+    if (const toml::table* sub = node.as_table()) {
+      CountEntries(*sub, name, count);
+      count->total += 1;
+    } else if (const toml::array* array = node.as_array()) {
+      count->total += array->size();
+      if (array->size() > count->largest) {
+        count->largest = array->size();
+        count->largest_key = name;
+        count->where = node.source().begin;
+      }
+    } else {
+      count->total += 1;
+    }
+  }
+}
+
+absl::StatusOr<Policy> LoadParsed(absl::string_view text,
+                                  absl::string_view source_name,
+                                  const LoadContext& ctx, bool from_file) {
   if (ctx.base_dir.empty() || ctx.base_dir[0] != '/') {
     return absl::FailedPreconditionError(
         "the start directory is unknown or not absolute");
@@ -478,12 +514,38 @@ absl::StatusOr<Policy> LoadPolicyText(absl::string_view text,
         source_name, ":", error.source().begin.line, ":",
         error.source().begin.column, ": ", Sv(error.description())));
   }
+  // Every key is optional, but a file that declares nothing is more likely
+  // truncated or the wrong file than a wish for the default preset.
+  if (from_file && parsed.table().empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        source_name,
+        ": the policy is empty: it declares nothing (write 'extends = "
+        "\"workspace-write\"' to run under the default preset)"));
+  }
+  EntryCount count;
+  CountEntries(parsed.table(), "", &count);
+  if (count.total > kMaxPolicyEntries) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        source_name, ":", count.where.line, ":", count.where.column, ": ",
+        count.largest_key, " has ", count.largest, " entries and the policy ",
+        count.total, " in all, over the limit of ", kMaxPolicyEntries,
+        " (name a directory or a glob rather than each file)"));
+  }
   return Reader(source_name, ctx).Read(parsed.table());
+}
+
+}  // namespace
+
+absl::StatusOr<Policy> LoadPolicyText(absl::string_view text,
+                                      absl::string_view source_name,
+                                      const LoadContext& ctx) {
+  return LoadParsed(text, source_name, ctx, /*from_file=*/false);
 }
 
 absl::StatusOr<Policy> LoadPolicyFile(const std::string& path,
                                       const LoadContext& ctx) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO named as the policy is refused below, not waited on.
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     const int err = errno;
     std::string message =
@@ -521,7 +583,7 @@ absl::StatusOr<Policy> LoadPolicyFile(const std::string& path,
   }
   close(fd);
   if (!status.ok()) return status;
-  return LoadPolicyText(text, path, ctx);
+  return LoadParsed(text, path, ctx, /*from_file=*/true);
 }
 
 absl::StatusOr<Policy> PresetPolicy(absl::string_view name,

@@ -15,6 +15,7 @@
 namespace klaunch {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Pair;
@@ -308,12 +309,44 @@ TEST(LoaderFiles, AnOversizedFileIsRefusedBeforeParsing) {
   EXPECT_THAT(std::string(p.status().message()), HasSubstr("over the limit"));
 }
 
-TEST(LoaderFiles, AnEmptyFileIsTheDefaultPolicy) {
+TEST(LoaderFiles, AnEmptyFileIsAnErrorThatSaysHowToAskForTheDefault) {
   TempDir dir;
-  std::string path = dir.Write("empty.toml", "");
+  for (const char* text : {"", "\n  \n", "# only a comment\n"}) {
+    std::string path = dir.Write("empty.toml", text);
+    absl::StatusOr<Policy> p = LoadPolicyFile(path, Ctx());
+    EXPECT_EQ(p.status().code(), absl::StatusCode::kInvalidArgument) << text;
+    EXPECT_THAT(std::string(p.status().message()),
+                AllOf(StartsWith(path + ": the policy is empty"),
+                      HasSubstr("extends = \"workspace-write\"")));
+  }
+}
+
+TEST(LoaderFiles, AFifoIsRefusedWithoutWaitingForAWriter) {
+  TempDir dir;
+  const std::string path = dir.path() + "/fifo.toml";
+  ASSERT_EQ(mkfifo(path.c_str(), 0600), 0);
   absl::StatusOr<Policy> p = LoadPolicyFile(path, Ctx());
-  ASSERT_TRUE(p.ok()) << p.status();
-  EXPECT_EQ(p->base, "workspace-write");
+  EXPECT_THAT(std::string(p.status().message()),
+              HasSubstr("is not a regular file"));
+}
+
+TEST(LoaderFiles, AMillionRulesAreRefusedNamingTheList) {
+  TempDir dir;
+  // A million short entries pass neither limit; 150k fit in the byte limit
+  // and are refused by the entry limit, naming the list that holds them.
+  std::string big = "[filesystem]\nread = [\n";
+  for (int i = 0; i < 150000; ++i) big += "\"/a\",";
+  big += "]\n";
+  std::string path = dir.Write("many.toml", big);
+  absl::StatusOr<Policy> p = LoadPolicyFile(path, Ctx());
+  EXPECT_EQ(p.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(p.status().message()),
+              StartsWith(path + ":2:8: filesystem.read has 150000 entries"));
+  std::string million = "read = [";
+  for (int i = 0; i < 1000000; ++i) million += "\"/a\",";
+  path = dir.Write("million.toml", million + "]\n");
+  p = LoadPolicyFile(path, Ctx());
+  EXPECT_THAT(std::string(p.status().message()), HasSubstr("over the limit"));
 }
 
 TEST(LoaderFiles, ErrorsNameTheFilePath) {

@@ -75,7 +75,10 @@ absl::StatusOr<PathSet> PathSet::Create(
     }
   }
   if (!out.impl_->set.Compile()) {
-    return absl::InternalError("the path patterns do not fit in RE2's memory");
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "the ", patterns.size(),
+        " glob patterns do not fit in RE2's memory (literal paths and "
+        "directories cost nothing: use fewer globs)"));
   }
   return out;
 }

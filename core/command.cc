@@ -124,6 +124,9 @@ bool CommandRule::Matches(absl::string_view executable,
     }
     case Kind::kGlob: {
       if (!ProgramMatches(program_, program, absolute_program_)) return false;
+      // A one-word rule's final `*` reaches into the arguments: "sudo*"
+      // must refuse "sudo rm -rf /", not only a bare "sudo".
+      if (rest_.empty() && absl::EndsWith(program_, "*")) return true;
       const std::string args = ArgsText(argv);
       const std::string rest = argv.size() > 1 ? absl::StrCat(" ", args) : "";
       if (GlobMatch(rest_, rest)) return true;

@@ -237,6 +237,19 @@ TEST(CommandRule, AGlobWithoutArgumentsAdmitsOnlyTheBareProgram) {
   EXPECT_FALSE(M(r, "/usr/bin/make", {"make", "install"}));
 }
 
+TEST(CommandRule, AOneWordRulesFinalStarAlsoCoversTheArguments) {
+  CommandRule sudo = MustCompile(Kind::kGlob, "sudo*");
+  EXPECT_TRUE(M(sudo, "/usr/bin/sudo", {"sudo", "rm", "-rf", "/"}));
+  EXPECT_TRUE(M(sudo, "/usr/bin/sudoedit", {"sudoedit", "x"}));
+  EXPECT_TRUE(M(sudo, "/usr/bin/sudo", {"sudo"}));
+  EXPECT_FALSE(M(sudo, "/usr/bin/su", {"su", "do"}));
+  CommandRule any = MustCompile(Kind::kGlob, "*");
+  EXPECT_TRUE(M(any, "/bin/ls", {"ls", "-l"}));
+  CommandRule dir = MustCompile(Kind::kGlob, "/usr/bin/*");
+  EXPECT_TRUE(M(dir, "/usr/bin/ls", {"ls", "-l"}));
+  EXPECT_FALSE(M(dir, "/usr/bin/sub/evil", {"evil", "-l"}));
+}
+
 TEST(CommandRule, AGlobStarInsideAnArgumentIsAnchored) {
   CommandRule r = MustCompile(Kind::kGlob, "rm *.txt");
   EXPECT_TRUE(M(r, "/bin/rm", {"rm", "a.txt"}));

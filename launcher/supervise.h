@@ -3,7 +3,7 @@
 // --verbose line, --ask), so a refusal by the supervisor means what the
 // shim's means.
 //
-// Handlers (supervise_*.cc) read the call's arguments from the target, judge
+// Handlers (supervise_*.cc) decode the call's arguments (decode.h), judge
 // the object the kernel would use, and then either perform the call on the
 // target's behalf through the descriptors they judged (opens inject the
 // descriptor), or, for exec, let the kernel go on after checking the
@@ -19,6 +19,7 @@
 #include <string>
 
 #include "core/engine.h"
+#include "launcher/decode.h"
 #include "launcher/target.h"
 
 namespace klaunch {
@@ -67,11 +68,16 @@ struct Answer {
 class Call {
  public:
   Call(int listener, const seccomp_notif& req, const Settings& settings)
-      : listener_(listener), req_(req), settings_(settings), target_(req.pid) {}
+      : listener_(listener), req_(req), settings_(settings), target_(req.pid) {
+    args_.nr = req.data.nr;
+    for (int i = 0; i < 6; ++i) args_.args[i] = req.data.args[i];
+  }
 
-  uint64_t arg(int i) const { return req_.data.args[i]; }
-  int iarg(int i) const { return static_cast<int>(req_.data.args[i]); }
-  int nr() const { return req_.data.nr; }
+  // What decode.h reads the call from.
+  const SyscallArgs& args() const { return args_; }
+  uint64_t arg(int i) const { return args_.arg(i); }
+  int iarg(int i) const { return args_.iarg(i); }
+  int nr() const { return args_.nr; }
   uint64_t ip() const { return req_.data.instruction_pointer; }
   Target& target() { return target_; }
   const Settings& settings() const { return settings_; }
@@ -102,6 +108,7 @@ class Call {
   const seccomp_notif& req_;
   const Settings& settings_;
   Target target_;
+  SyscallArgs args_;
 };
 
 Answer SuperviseOpen(Call& call);

@@ -19,27 +19,6 @@
 namespace klaunch::supervise {
 namespace {
 
-constexpr size_t kMaxArgs = 1 << 16;
-constexpr size_t kMaxArgBytes = 2 << 20;
-
-int ReadArgv(Call& c, uint64_t addr, std::vector<std::string>* out) {
-  if (addr == 0) return 0;  // Linux takes a NULL argv as empty
-  size_t bytes = 0;
-  for (size_t i = 0; i < kMaxArgs; ++i) {
-    uint64_t p = 0;
-    if (!c.target().Read(addr + i * sizeof(p), &p, sizeof(p))) return -EFAULT;
-    if (p == 0) return 0;
-    std::string s;
-    if (int e = c.target().ReadString(p, &s, kMaxArgBytes); e < 0) {
-      return e == -ENAMETOOLONG ? -E2BIG : e;
-    }
-    bytes += s.size() + 1;
-    if (bytes > kMaxArgBytes) return -E2BIG;
-    out->push_back(std::move(s));
-  }
-  return -E2BIG;
-}
-
 // The "#!" line's interpreter must admit exec and the line the kernel will
 // run must pass the deny rules: a "#!/bin/rm" script is rm.
 bool JudgeInterpreter(Call& c, const char* op, int object,
@@ -76,18 +55,15 @@ bool JudgeInterpreter(Call& c, const char* op, int object,
 }  // namespace
 
 Answer SuperviseExec(Call& c) {
-  const bool at = c.nr() == SYS_execveat;
-  const char* op = at ? "execveat" : "execve";
-  const int dirfd = at ? c.iarg(0) : AT_FDCWD;
-  const int flags = at ? c.iarg(4) : 0;
-  std::string path;
-  if (int e = c.target().ReadString(c.arg(at ? 1 : 0), &path); e < 0) {
+  ExecCall x;
+  if (int e = DecodeExec(c.args(), c.target(), &x); e < 0) {
     return Answer::Error(-e);
   }
-  std::vector<std::string> argv;
-  if (int e = ReadArgv(c, c.arg(at ? 2 : 1), &argv); e < 0) {
-    return Answer::Error(-e);
-  }
+  const char* op = x.op;
+  const int dirfd = x.dirfd;
+  const int flags = x.flags;
+  const std::string& path = x.path;
+  const std::vector<std::string>& argv = x.argv;
   Resolved r;
   int rc;
   if (path.empty() && (flags & AT_EMPTY_PATH)) {

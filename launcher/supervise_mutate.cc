@@ -9,10 +9,8 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/time.h>
 #include <sys/xattr.h>
 #include <unistd.h>
-#include <utime.h>
 
 #include <cerrno>
 #include <vector>
@@ -23,15 +21,12 @@
 namespace klaunch::supervise {
 namespace {
 
-constexpr long kFchmodat2 = 452;
-constexpr size_t kMaxXattrValue = 64 << 10;
-
 // A name judged as a write: its directory pinned, the last component kept.
 // 0, or -errno to answer with.
-int JudgeName(Call& c, const char* op, int dirfd, uint64_t path_arg,
+int JudgeName(Call& c, const char* op, int dirfd, const PathArg& arg,
               Resolved* r) {
-  std::string path;
-  if (int e = c.target().ReadString(path_arg, &path); e < 0) return e;
+  if (arg.error < 0) return arg.error;
+  const std::string& path = arg.path;
   const int rc = Resolve(c.target(), dirfd, path, false, r);
   if (rc < 0 && !(rc == -ENOENT && r->parent.valid())) {
     return c.JudgeMissing(op, Access::kWrite, dirfd, path) ? rc : -EACCES;
@@ -49,13 +44,15 @@ int JudgeName(Call& c, const char* op, int dirfd, uint64_t path_arg,
 
 // An object judged as a write: pinned, following a final symlink when
 // `follow`; with `empty` and an empty path, the descriptor `dirfd` itself.
-int JudgeObject(Call& c, const char* op, int dirfd, uint64_t path_arg,
+int JudgeObject(Call& c, const char* op, int dirfd, const PathArg& arg,
                 bool follow, bool empty, Resolved* r) {
   std::string path;
-  if (path_arg == 0 && empty) {
+  if (arg.addr == 0 && empty) {
     path.clear();
-  } else if (int e = c.target().ReadString(path_arg, &path); e < 0) {
-    return e;
+  } else if (arg.error < 0) {
+    return arg.error;
+  } else {
+    path = arg.path;
   }
   int rc;
   if (path.empty() && empty) {
@@ -88,13 +85,13 @@ std::string NameVia(const Resolved& r) {
   return absl::StrCat(ProcFd(r.parent.get()), "/", r.last);
 }
 
-Answer Rename(Call& c, const char* op, int olddir, uint64_t oldp, int newdir,
-              uint64_t newp, unsigned flags) {
+Answer Rename(Call& c, const MutationCall& m) {
+  const char* op = m.op;
   Resolved from, to;
-  if (int e = JudgeName(c, op, olddir, oldp, &from); e < 0) {
+  if (int e = JudgeName(c, op, m.dirfd, m.path, &from); e < 0) {
     return Answer::Error(-e);
   }
-  if (int e = JudgeName(c, op, newdir, newp, &to); e < 0) {
+  if (int e = JudgeName(c, op, m.new_dirfd, m.new_path, &to); e < 0) {
     return Answer::Error(-e);
   }
   struct stat st;
@@ -108,20 +105,20 @@ Answer Rename(Call& c, const char* op, int olddir, uint64_t oldp, int newdir,
   if (!c.Live()) return Answer::Error(ENOENT);
   return Answer::Result(Done(renameat2(from.parent.get(), from.last.c_str(),
                                        to.parent.get(), to.last.c_str(),
-                                       flags)));
+                                       static_cast<unsigned>(m.flags))));
 }
 
-Answer Link(Call& c, int olddir, uint64_t oldp, int newdir, uint64_t newp,
-            int flags) {
+Answer Link(Call& c, const MutationCall& m) {
+  const int flags = m.flags;
   Resolved to;
-  if (int e = JudgeName(c, "link", newdir, newp, &to); e < 0) {
+  if (int e = JudgeName(c, "link", m.new_dirfd, m.new_path, &to); e < 0) {
     return Answer::Error(-e);
   }
   // A hard link is a second name for the source: writing through it writes
   // the source, so the source must be writable as well.
   Resolved from;
   if (flags & (AT_SYMLINK_FOLLOW | AT_EMPTY_PATH)) {
-    if (int e = JudgeObject(c, "link", olddir, oldp,
+    if (int e = JudgeObject(c, "link", m.dirfd, m.path,
                             (flags & AT_SYMLINK_FOLLOW) != 0,
                             (flags & AT_EMPTY_PATH) != 0, &from);
         e < 0) {
@@ -133,7 +130,7 @@ Answer Link(Call& c, int olddir, uint64_t oldp, int newdir, uint64_t newp,
                                       to.parent.get(), to.last.c_str(),
                                       AT_SYMLINK_FOLLOW)));
   }
-  if (int e = JudgeName(c, "link", olddir, oldp, &from); e < 0) {
+  if (int e = JudgeName(c, "link", m.dirfd, m.path, &from); e < 0) {
     return Answer::Error(-e);
   }
   if (!c.Live()) return Answer::Error(ENOENT);
@@ -143,7 +140,7 @@ Answer Link(Call& c, int olddir, uint64_t oldp, int newdir, uint64_t newp,
 
 // A call on a name (at = the name is not followed) or on the object.
 template <typename OnName, typename OnObject>
-Answer NameOrObject(Call& c, const char* op, int dirfd, uint64_t path,
+Answer NameOrObject(Call& c, const char* op, int dirfd, const PathArg& path,
                     bool nofollow, bool empty, OnName on_name,
                     OnObject on_object) {
   Resolved r;
@@ -162,9 +159,9 @@ Answer NameOrObject(Call& c, const char* op, int dirfd, uint64_t path,
   return Answer::Result(Done(on_object(ProcFd(r.object.get()))));
 }
 
-Answer Times(Call& c, const char* op, int dirfd, uint64_t path,
+Answer Times(Call& c, const char* op, int dirfd, const PathArg& path,
              const timespec* times, int flags) {
-  if (path == 0) {
+  if (path.addr == 0) {
     // utimensat(fd, NULL, ...): futimens.
     Fd fd;
     if (int e = JudgeFd(c, op, dirfd, &fd); e < 0) return Answer::Error(-e);
@@ -179,43 +176,13 @@ Answer Times(Call& c, const char* op, int dirfd, uint64_t path,
       [&](const std::string& p) { return utimensat(AT_FDCWD, p.c_str(), times, 0); });
 }
 
-// utime's and utimes' arguments as utimensat's; false when unreadable.
-bool ReadTimes(Call& c, uint64_t addr, bool timeval_pair, timespec out[2],
-               const timespec** use) {
-  *use = nullptr;
-  if (addr == 0) return true;
-  if (timeval_pair) {
-    timeval tv[2];
-    if (!c.target().Read(addr, tv, sizeof(tv))) return false;
-    for (int i = 0; i < 2; ++i) {
-      out[i] = {tv[i].tv_sec, tv[i].tv_usec * 1000};
-    }
-  } else {
-    utimbuf ub;
-    if (!c.target().Read(addr, &ub, sizeof(ub))) return false;
-    out[0] = {ub.actime, 0};
-    out[1] = {ub.modtime, 0};
-  }
-  *use = out;
-  return true;
-}
-
-Answer Xattr(Call& c, const char* op, bool set, bool nofollow, uint64_t path,
-             int fd_arg) {
-  const uint64_t name_arg = c.arg(1);
-  std::string name;
-  if (int e = c.target().ReadString(name_arg, &name, 256); e < 0) {
-    return Answer::Error(e == -ENAMETOOLONG ? ERANGE : -e);
-  }
-  std::vector<char> value;
-  if (set) {
-    if (c.arg(3) > kMaxXattrValue) return Answer::Error(E2BIG);
-    value.resize(c.arg(3));
-    if (!c.target().Read(c.arg(2), value.data(), value.size())) {
-      return Answer::Error(EFAULT);
-    }
-  }
-  const int flags = set ? c.iarg(4) : 0;
+Answer Xattr(Call& c, const MutationCall& m) {
+  const XattrArg& x = m.xattr;
+  if (x.error < 0) return Answer::Error(-x.error);
+  const bool set = x.set;
+  const std::string& name = x.name;
+  const std::vector<char>& value = x.value;
+  const int flags = x.flags;
   auto act_path = [&](const std::string& p, bool follow) -> long {
     if (set) {
       return follow ? setxattr(p.c_str(), name.c_str(), value.data(),
@@ -226,16 +193,16 @@ Answer Xattr(Call& c, const char* op, bool set, bool nofollow, uint64_t path,
     return follow ? removexattr(p.c_str(), name.c_str())
                   : lremovexattr(p.c_str(), name.c_str());
   };
-  if (fd_arg >= 0) {
+  if (m.fd >= 0) {
     Fd fd;
-    if (int e = JudgeFd(c, op, fd_arg, &fd); e < 0) return Answer::Error(-e);
+    if (int e = JudgeFd(c, m.op, m.fd, &fd); e < 0) return Answer::Error(-e);
     return Answer::Result(Done(
         set ? fsetxattr(fd.get(), name.c_str(), value.data(), value.size(),
                         flags)
             : fremovexattr(fd.get(), name.c_str())));
   }
   return NameOrObject(
-      c, op, AT_FDCWD, path, nofollow, false,
+      c, m.op, AT_FDCWD, m.path, x.nofollow, false,
       [&](const Resolved& r) { return act_path(NameVia(r), false); },
       [&](const std::string& p) { return act_path(p, true); });
 }
@@ -243,11 +210,14 @@ Answer Xattr(Call& c, const char* op, bool set, bool nofollow, uint64_t path,
 }  // namespace
 
 Answer SuperviseMutation(Call& c) {
+  MutationCall m;
+  if (int e = DecodeMutation(c.args(), c.target(), &m); e < 0) {
+    return Answer::Error(-e);
+  }
   const int nr = c.nr();
   Resolved r;
-  auto name_call = [&](const char* op, int dirfd, uint64_t path,
-                       auto act) -> Answer {
-    if (int e = JudgeName(c, op, dirfd, path, &r); e < 0) {
+  auto name_call = [&](auto act) -> Answer {
+    if (int e = JudgeName(c, m.op, m.dirfd, m.path, &r); e < 0) {
       return Answer::Error(-e);
     }
     if (!c.Live()) return Answer::Error(ENOENT);
@@ -255,162 +225,107 @@ Answer SuperviseMutation(Call& c) {
   };
   switch (nr) {
     case SYS_unlink:
-      return name_call("unlink", AT_FDCWD, c.arg(0), [&] {
-        return unlinkat(r.parent.get(), r.last.c_str(), 0);
-      });
     case SYS_unlinkat:
-      return name_call("unlinkat", c.iarg(0), c.arg(1), [&] {
-        return unlinkat(r.parent.get(), r.last.c_str(), c.iarg(2));
+      return name_call([&] {
+        return unlinkat(r.parent.get(), r.last.c_str(), m.flags);
       });
     case SYS_rmdir:
-      return name_call("rmdir", AT_FDCWD, c.arg(0), [&] {
+      return name_call([&] {
         return unlinkat(r.parent.get(), r.last.c_str(), AT_REMOVEDIR);
       });
     case SYS_mkdir:
-    case SYS_mkdirat: {
-      const bool at = nr == SYS_mkdirat;
-      const mode_t mode = static_cast<mode_t>(c.arg(at ? 2 : 1));
-      return name_call("mkdir", at ? c.iarg(0) : AT_FDCWD, c.arg(at ? 1 : 0),
-                       [&] {
-                         return mkdirat(r.parent.get(), r.last.c_str(),
-                                        mode & ~c.target().umask());
-                       });
-    }
+    case SYS_mkdirat:
+      return name_call([&] {
+        return mkdirat(r.parent.get(), r.last.c_str(),
+                       m.mode & ~c.target().umask());
+      });
     case SYS_mknod:
-    case SYS_mknodat: {
-      const bool at = nr == SYS_mknodat;
-      const mode_t mode = static_cast<mode_t>(c.arg(at ? 2 : 1));
-      const dev_t dev = static_cast<dev_t>(c.arg(at ? 3 : 2));
-      if ((S_ISCHR(mode) || S_ISBLK(mode)) &&
+    case SYS_mknodat:
+      if ((S_ISCHR(m.mode) || S_ISBLK(m.mode)) &&
           !SystemAllows(c.engine().policy(), "devices") &&
           !c.Refuse("mknod", "a device node",
                     "add \"devices\" to system.allow to allow it")) {
         return Answer::Error(EPERM);
       }
-      return name_call("mknod", at ? c.iarg(0) : AT_FDCWD, c.arg(at ? 1 : 0),
-                       [&] {
-                         return mknodat(r.parent.get(), r.last.c_str(),
-                                        (mode & S_IFMT) |
-                                            (mode & 07777 & ~c.target().umask()),
-                                        dev);
-                       });
-    }
+      return name_call([&] {
+        return mknodat(r.parent.get(), r.last.c_str(),
+                       (m.mode & S_IFMT) | (m.mode & 07777 & ~c.target().umask()),
+                       m.dev);
+      });
     case SYS_symlink:
-    case SYS_symlinkat: {
-      const bool at = nr == SYS_symlinkat;
-      std::string target;
-      if (int e = c.target().ReadString(c.arg(0), &target); e < 0) {
-        return Answer::Error(-e);
-      }
+    case SYS_symlinkat:
+      if (m.link_text.error < 0) return Answer::Error(-m.link_text.error);
       // The target is only text until something follows it.
-      return name_call("symlink", at ? c.iarg(1) : AT_FDCWD, c.arg(at ? 2 : 1),
-                       [&] {
-                         return symlinkat(target.c_str(), r.parent.get(),
-                                          r.last.c_str());
-                       });
-    }
+      return name_call([&] {
+        return symlinkat(m.link_text.path.c_str(), r.parent.get(),
+                         r.last.c_str());
+      });
     case SYS_rename:
-      return Rename(c, "rename", AT_FDCWD, c.arg(0), AT_FDCWD, c.arg(1), 0);
     case SYS_renameat:
-      return Rename(c, "renameat", c.iarg(0), c.arg(1), c.iarg(2), c.arg(3), 0);
     case SYS_renameat2:
-      return Rename(c, "renameat2", c.iarg(0), c.arg(1), c.iarg(2), c.arg(3),
-                    static_cast<unsigned>(c.arg(4)));
+      return Rename(c, m);
     case SYS_link:
-      return Link(c, AT_FDCWD, c.arg(0), AT_FDCWD, c.arg(1), 0);
     case SYS_linkat:
-      return Link(c, c.iarg(0), c.arg(1), c.iarg(2), c.arg(3), c.iarg(4));
-    case SYS_truncate: {
-      const off_t len = static_cast<off_t>(c.arg(1));
+      return Link(c, m);
+    case SYS_truncate:
       return NameOrObject(
-          c, "truncate", AT_FDCWD, c.arg(0), false, false,
+          c, m.op, AT_FDCWD, m.path, false, false,
           [&](const Resolved&) { return -1L; },
-          [&](const std::string& p) { return truncate(p.c_str(), len); });
-    }
+          [&](const std::string& p) { return truncate(p.c_str(), m.length); });
     case SYS_chmod:
     case SYS_fchmodat:
-    case kFchmodat2: {
-      const bool at = nr != SYS_chmod;
-      const mode_t mode = static_cast<mode_t>(c.arg(at ? 2 : 1));
-      const int flags = nr == kFchmodat2 ? c.iarg(3) : 0;
+    case kSysFchmodat2:
       return NameOrObject(
-          c, "chmod", at ? c.iarg(0) : AT_FDCWD, c.arg(at ? 1 : 0),
-          flags & AT_SYMLINK_NOFOLLOW, flags & AT_EMPTY_PATH,
+          c, m.op, m.dirfd, m.path, m.flags & AT_SYMLINK_NOFOLLOW,
+          m.flags & AT_EMPTY_PATH,
           [&](const Resolved& r2) {
-            return syscall(kFchmodat2, r2.parent.get(), r2.last.c_str(), mode,
-                           AT_SYMLINK_NOFOLLOW);
+            return syscall(kSysFchmodat2, r2.parent.get(), r2.last.c_str(),
+                           m.mode, AT_SYMLINK_NOFOLLOW);
           },
-          [&](const std::string& p) { return fchmodat(AT_FDCWD, p.c_str(), mode, 0); });
-    }
+          [&](const std::string& p) {
+            return fchmodat(AT_FDCWD, p.c_str(), m.mode, 0);
+          });
     case SYS_chown:
     case SYS_lchown:
-    case SYS_fchownat: {
-      const bool at = nr == SYS_fchownat;
-      const uid_t uid = static_cast<uid_t>(c.arg(at ? 2 : 1));
-      const gid_t gid = static_cast<gid_t>(c.arg(at ? 3 : 2));
-      const int flags = at ? c.iarg(4) : nr == SYS_lchown ? AT_SYMLINK_NOFOLLOW : 0;
+    case SYS_fchownat:
       return NameOrObject(
-          c, "chown", at ? c.iarg(0) : AT_FDCWD, c.arg(at ? 1 : 0),
-          flags & AT_SYMLINK_NOFOLLOW, flags & AT_EMPTY_PATH,
+          c, m.op, m.dirfd, m.path, m.flags & AT_SYMLINK_NOFOLLOW,
+          m.flags & AT_EMPTY_PATH,
           [&](const Resolved& r2) {
-            return fchownat(r2.parent.get(), r2.last.c_str(), uid, gid,
+            return fchownat(r2.parent.get(), r2.last.c_str(), m.uid, m.gid,
                             AT_SYMLINK_NOFOLLOW);
           },
           [&](const std::string& p) {
-            return fchownat(AT_FDCWD, p.c_str(), uid, gid, 0);
+            return fchownat(AT_FDCWD, p.c_str(), m.uid, m.gid, 0);
           });
-    }
     case SYS_fchmod: {
       Fd fd;
-      if (int e = JudgeFd(c, "fchmod", c.iarg(0), &fd); e < 0) {
-        return Answer::Error(-e);
-      }
-      return Answer::Result(Done(fchmod(fd.get(), static_cast<mode_t>(c.arg(1)))));
+      if (int e = JudgeFd(c, m.op, m.fd, &fd); e < 0) return Answer::Error(-e);
+      return Answer::Result(Done(fchmod(fd.get(), m.mode)));
     }
     case SYS_fchown: {
       Fd fd;
-      if (int e = JudgeFd(c, "fchown", c.iarg(0), &fd); e < 0) {
-        return Answer::Error(-e);
-      }
-      return Answer::Result(Done(fchown(fd.get(), static_cast<uid_t>(c.arg(1)),
-                                        static_cast<gid_t>(c.arg(2)))));
+      if (int e = JudgeFd(c, m.op, m.fd, &fd); e < 0) return Answer::Error(-e);
+      return Answer::Result(Done(fchown(fd.get(), m.uid, m.gid)));
     }
-    case SYS_utimensat: {
-      timespec ts[2];
-      const timespec* use = nullptr;
-      if (c.arg(2) != 0) {
-        if (!c.target().Read(c.arg(2), ts, sizeof(ts))) {
-          return Answer::Error(EFAULT);
-        }
-        use = ts;
-      }
-      return Times(c, "utimensat", c.iarg(0), c.arg(1), use, c.iarg(3));
-    }
+    case SYS_utimensat:
+      if (m.times.error < 0) return Answer::Error(-m.times.error);
+      return Times(c, m.op, m.dirfd, m.path,
+                   m.times.given ? m.times.times : nullptr, m.flags);
     case SYS_utime:
     case SYS_utimes:
-    case SYS_futimesat: {
-      const bool at = nr == SYS_futimesat;
-      timespec ts[2];
-      const timespec* use = nullptr;
-      if (!ReadTimes(c, c.arg(at ? 2 : 1), nr != SYS_utime, ts, &use)) {
-        return Answer::Error(EFAULT);
-      }
-      if (c.arg(at ? 1 : 0) == 0) return Answer::Error(EFAULT);
-      return Times(c, "utimes", at ? c.iarg(0) : AT_FDCWD, c.arg(at ? 1 : 0),
-                   use, 0);
-    }
+    case SYS_futimesat:
+      if (m.times.error < 0) return Answer::Error(-m.times.error);
+      if (m.path.addr == 0) return Answer::Error(EFAULT);
+      return Times(c, m.op, m.dirfd, m.path,
+                   m.times.given ? m.times.times : nullptr, 0);
     case SYS_setxattr:
-      return Xattr(c, "setxattr", true, false, c.arg(0), -1);
     case SYS_lsetxattr:
-      return Xattr(c, "lsetxattr", true, true, c.arg(0), -1);
     case SYS_fsetxattr:
-      return Xattr(c, "fsetxattr", true, false, 0, c.iarg(0));
     case SYS_removexattr:
-      return Xattr(c, "removexattr", false, false, c.arg(0), -1);
     case SYS_lremovexattr:
-      return Xattr(c, "lremovexattr", false, true, c.arg(0), -1);
     case SYS_fremovexattr:
-      return Xattr(c, "fremovexattr", false, false, 0, c.iarg(0));
+      return Xattr(c, m);
     default:
       return Answer::Error(ENOSYS);
   }

@@ -14,7 +14,6 @@
 // klaunch's pid in SO_PEERCRED and SCM_CREDENTIALS; a blocking connect
 // interrupted by a signal in the target is not interrupted in klaunch.
 
-#include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -37,10 +36,6 @@
 namespace klaunch::supervise {
 namespace {
 
-constexpr size_t kMaxData = 4 << 20;
-constexpr size_t kMaxControl = 64 << 10;
-constexpr size_t kMaxIov = 1024;
-
 // A destination judged, and the address to use for it.
 struct Destination {
   sockaddr_storage addr{};
@@ -49,46 +44,26 @@ struct Destination {
   std::string last;  // bind: the name in the pinned directory
 };
 
-bool ToIp(const sockaddr_storage& sa, socklen_t len, IpAddress* ip,
-          uint16_t* port) {
-  if (sa.ss_family == AF_INET && len >= sizeof(sockaddr_in)) {
-    const auto* in = reinterpret_cast<const sockaddr_in*>(&sa);
-    *ip = IpAddress::FromBytes(false,
-                               reinterpret_cast<const uint8_t*>(&in->sin_addr));
-    *port = ntohs(in->sin_port);
-    return true;
-  }
-  if (sa.ss_family == AF_INET6 && len >= sizeof(sockaddr_in6)) {
-    const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&sa);
-    *ip = IpAddress::FromBytes(
-        true, reinterpret_cast<const uint8_t*>(&in6->sin6_addr));
-    *port = ntohs(in6->sin6_port);
-    return true;
-  }
-  return false;
-}
-
 // Reads and judges the address at `addr`. 0, or -errno to answer with.
 int JudgeDestination(Call& c, const char* op, uint64_t addr, socklen_t len,
                      bool binding, Destination* out) {
-  if (len > sizeof(sockaddr_storage)) return -EINVAL;
-  if (!c.target().Read(addr, &out->addr, len)) return -EFAULT;
-  out->len = len;
-  if (len < sizeof(sa_family_t)) return 0;
-  const int family = out->addr.ss_family;
+  SocketAddress a;
+  if (int e = DecodeSocketAddress(c.target(), addr, len, &a); e < 0) return e;
+  out->addr = a.raw;
+  out->len = a.len;
+  if (a.kind == SocketAddress::kNoFamily) return 0;
+  const int family = a.family;
   if (family == AF_UNSPEC || family == AF_NETLINK) return 0;
   if (family == AF_UNIX) {
     auto* un = reinterpret_cast<sockaddr_un*>(&out->addr);
-    const size_t path_len = len - offsetof(sockaddr_un, sun_path);
-    if (path_len == 0) return 0;  // unnamed: autobind
-    if (un->sun_path[0] == '\0') {
-      const std::string name(un->sun_path + 1, path_len - 1);
-      return c.Judge(op, "@" + name, "connect",
-                     c.engine().CheckAbstractUnix(name))
+    if (a.kind == SocketAddress::kUnixUnnamed) return 0;  // autobind
+    if (a.kind == SocketAddress::kUnixAbstract) {
+      return c.Judge(op, "@" + a.name, "connect",
+                     c.engine().CheckAbstractUnix(a.name))
                  ? 0
                  : -EACCES;
     }
-    const std::string path(un->sun_path, strnlen(un->sun_path, path_len));
+    const std::string& path = a.name;
     Resolved r;
     const int rc = Resolve(c.target(), AT_FDCWD, path, !binding, &r);
     if (binding ? (rc < 0 && rc != -ENOENT) || !r.parent.valid() : rc < 0) {
@@ -113,14 +88,14 @@ int JudgeDestination(Call& c, const char* op, uint64_t addr, socklen_t len,
     return 0;
   }
   if (binding) return 0;  // a port of its own is not the policy's business
-  IpAddress ip;
-  uint16_t port = 0;
-  if (!ToIp(out->addr, len, &ip, &port)) {
+  if (a.kind != SocketAddress::kIp) {
     return c.Refuse(op, absl::StrCat("address family ", family),
                     "the policy covers IPv4, IPv6 and Unix sockets only")
                ? 0
                : -EACCES;
   }
+  const IpAddress ip = IpAddress::FromBytes(a.v6, a.ip);
+  const uint16_t port = a.port;
   std::string shown = ip.v6 ? absl::StrCat("[", ip.ToString(), "]:", port)
                             : absl::StrCat(ip.ToString(), ":", port);
   Decision d = c.engine().CheckConnect(ip, port, "");
@@ -153,62 +128,33 @@ int TargetSocket(Call& c, int fd, Fd* out) {
 struct Message {
   Destination dest;
   bool named = false;
-  std::vector<std::vector<char>> buffers;
+  MessageBody body;  // the data and control, SCM_RIGHTS made klaunch's
   std::vector<iovec> iov;
-  std::vector<char> control;
   std::vector<Fd> passed;  // descriptors of SCM_RIGHTS, as klaunch's
-  int flags = 0;
 };
 
-int ReadMessage(Call& c, const char* op, const msghdr& m, Message* out) {
-  if (m.msg_name != nullptr && m.msg_namelen > 0) {
-    if (int e = JudgeDestination(c, op, reinterpret_cast<uint64_t>(m.msg_name),
-                                 m.msg_namelen, false, &out->dest);
+int ReadMessage(Call& c, const char* op, const MessageHeader& m,
+                Message* out) {
+  if (m.name != 0 && m.name_len > 0) {
+    if (int e = JudgeDestination(c, op, m.name, m.name_len, false, &out->dest);
         e < 0) {
       return e;
     }
     out->named = true;
   }
-  if (m.msg_iovlen > kMaxIov) return -EMSGSIZE;
-  std::vector<iovec> remote(m.msg_iovlen);
-  if (!remote.empty() &&
-      !c.target().Read(reinterpret_cast<uint64_t>(m.msg_iov), remote.data(),
-                       remote.size() * sizeof(iovec))) {
-    return -EFAULT;
+  if (int e = DecodeMessageBody(c.target(), m, &out->body); e < 0) return e;
+  for (std::vector<char>& b : out->body.buffers) {
+    out->iov.push_back({b.data(), b.size()});
   }
-  size_t total = 0;
-  for (const iovec& v : remote) {
-    total += v.iov_len;
-    if (total > kMaxData) return -EMSGSIZE;
-    out->buffers.emplace_back(v.iov_len);
-    if (!c.target().Read(reinterpret_cast<uint64_t>(v.iov_base),
-                         out->buffers.back().data(), v.iov_len)) {
-      return -EFAULT;
-    }
-    out->iov.push_back({out->buffers.back().data(), v.iov_len});
-  }
-  if (m.msg_control != nullptr && m.msg_controllen > 0) {
-    if (m.msg_controllen > kMaxControl) return -ENOBUFS;
-    out->control.resize(m.msg_controllen);
-    if (!c.target().Read(reinterpret_cast<uint64_t>(m.msg_control),
-                         out->control.data(), out->control.size())) {
-      return -EFAULT;
-    }
-    msghdr local{};
-    local.msg_control = out->control.data();
-    local.msg_controllen = out->control.size();
-    for (cmsghdr* h = CMSG_FIRSTHDR(&local); h != nullptr;
-         h = CMSG_NXTHDR(&local, h)) {
-      if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS) continue;
-      const size_t n = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-      int* fds = reinterpret_cast<int*>(CMSG_DATA(h));
-      for (size_t i = 0; i < n; ++i) {
-        const int mine = c.target().GetFd(fds[i]);
-        if (mine < 0) return -EBADF;
-        out->passed.emplace_back(mine);
-        fds[i] = mine;
-      }
-    }
+  // The numbers are the target's: the send is klaunch's.
+  for (size_t at : out->body.rights) {
+    char* where = out->body.control.data() + at;
+    int theirs;
+    std::memcpy(&theirs, where, sizeof(theirs));
+    const int mine = c.target().GetFd(theirs);
+    if (mine < 0) return -EBADF;
+    out->passed.emplace_back(mine);
+    std::memcpy(where, &mine, sizeof(mine));
   }
   return 0;
 }
@@ -221,9 +167,9 @@ long SendMessage(Call& c, int sock, Message& m, int flags) {
   }
   local.msg_iov = m.iov.data();
   local.msg_iovlen = m.iov.size();
-  if (!m.control.empty()) {
-    local.msg_control = m.control.data();
-    local.msg_controllen = m.control.size();
+  if (!m.body.control.empty()) {
+    local.msg_control = m.body.control.data();
+    local.msg_controllen = m.body.control.size();
   }
   // Never SIGPIPE klaunch; the target gets the signal its call would have.
   const long r = sendmsg(sock, &local, flags | MSG_NOSIGNAL);
@@ -272,13 +218,11 @@ Answer SendTo(Call& c) {
     return Answer::Error(-e);
   }
   m.named = true;
-  const size_t len = c.arg(2);
-  if (len > kMaxData) return Answer::Error(EMSGSIZE);
-  m.buffers.emplace_back(len);
-  if (!c.target().Read(c.arg(1), m.buffers.back().data(), len)) {
-    return Answer::Error(EFAULT);
+  std::vector<char>& data = m.body.buffers.emplace_back();
+  if (int e = DecodeData(c.target(), c.arg(1), c.arg(2), &data); e < 0) {
+    return Answer::Error(-e);
   }
-  m.iov.push_back({m.buffers.back().data(), len});
+  m.iov.push_back({data.data(), data.size()});
   Fd sock;
   if (int e = TargetSocket(c, c.iarg(0), &sock); e < 0) return Answer::Error(-e);
   if (!c.Live()) return Answer::Error(ENOENT);
@@ -286,11 +230,13 @@ Answer SendTo(Call& c) {
 }
 
 Answer SendMsg(Call& c) {
-  msghdr m{};
-  if (!c.target().Read(c.arg(1), &m, sizeof(m))) return Answer::Error(EFAULT);
+  MessageHeader m;
+  if (int e = DecodeMessageHeader(c.target(), c.arg(1), &m); e < 0) {
+    return Answer::Error(-e);
+  }
   Fd sock;
   if (int e = TargetSocket(c, c.iarg(0), &sock); e < 0) return Answer::Error(-e);
-  if (m.msg_name == nullptr && !IsDatagram(sock.get())) {
+  if (m.name == 0 && !IsDatagram(sock.get())) {
     return Answer::Continue();  // a stream: the peer was judged at connect
   }
   Message msg;
@@ -302,20 +248,20 @@ Answer SendMsg(Call& c) {
 }
 
 Answer SendMmsg(Call& c) {
-  const unsigned n = std::min<unsigned>(static_cast<unsigned>(c.arg(2)), 1024);
-  std::vector<mmsghdr> v(n);
-  if (n > 0 && !c.target().Read(c.arg(1), v.data(), n * sizeof(mmsghdr))) {
-    return Answer::Error(EFAULT);
+  std::vector<MessageHeader> v;
+  if (int e = DecodeMessageHeaders(c.target(), c.arg(1), c.arg(2), &v); e < 0) {
+    return Answer::Error(-e);
   }
+  const unsigned n = static_cast<unsigned>(v.size());
   Fd sock;
   if (int e = TargetSocket(c, c.iarg(0), &sock); e < 0) return Answer::Error(-e);
   bool named = false;
-  for (const mmsghdr& h : v) named |= h.msg_hdr.msg_name != nullptr;
+  for (const MessageHeader& h : v) named |= h.name != 0;
   if (!named && !IsDatagram(sock.get())) return Answer::Continue();
   // Every destination is judged before the first datagram leaves.
   std::vector<Message> msgs(n);
   for (unsigned i = 0; i < n; ++i) {
-    if (int e = ReadMessage(c, "sendmmsg", v[i].msg_hdr, &msgs[i]); e < 0) {
+    if (int e = ReadMessage(c, "sendmmsg", v[i], &msgs[i]); e < 0) {
       return Answer::Error(-e);
     }
   }

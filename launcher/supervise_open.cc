@@ -17,59 +17,6 @@
 namespace klaunch::supervise {
 namespace {
 
-struct OpenCall {
-  const char* op;
-  int dirfd = AT_FDCWD;
-  std::string path;
-  int flags = 0;
-  mode_t mode = 0;
-  uint64_t resolve = 0;
-};
-
-// Reads the call's arguments; 0 or -errno.
-int ReadOpen(Call& c, OpenCall* o) {
-  uint64_t path_arg = 0;
-  switch (c.nr()) {
-    case SYS_open:
-      o->op = "open";
-      path_arg = c.arg(0);
-      o->flags = c.iarg(1);
-      o->mode = static_cast<mode_t>(c.arg(2));
-      break;
-    case SYS_creat:
-      o->op = "creat";
-      path_arg = c.arg(0);
-      o->flags = O_CREAT | O_WRONLY | O_TRUNC;
-      o->mode = static_cast<mode_t>(c.arg(1));
-      break;
-    case SYS_openat:
-      o->op = "openat";
-      o->dirfd = c.iarg(0);
-      path_arg = c.arg(1);
-      o->flags = c.iarg(2);
-      o->mode = static_cast<mode_t>(c.arg(3));
-      break;
-    case SYS_openat2: {
-      o->op = "openat2";
-      o->dirfd = c.iarg(0);
-      path_arg = c.arg(1);
-      open_how how{};
-      if (c.arg(3) < sizeof(open_how)) return -EINVAL;
-      if (c.arg(3) > 4096) return -E2BIG;
-      if (!c.target().Read(c.arg(2), &how, sizeof(how))) return -EFAULT;
-      o->flags = static_cast<int>(how.flags);
-      o->mode = static_cast<mode_t>(how.mode);
-      o->resolve = how.resolve;
-      if (how.flags >> 32) return -EINVAL;
-      break;
-    }
-    default:
-      return -ENOSYS;
-  }
-  if (!(o->flags & (O_CREAT | O_TMPFILE))) o->mode = 0;
-  return c.target().ReadString(path_arg, &o->path);
-}
-
 // An object with no filesystem path (a pipe or socket reached through
 // /proc/PID/fd/N): the target's own descriptor is its own business, another
 // process's is judged by the path written.
@@ -115,7 +62,9 @@ Answer Create(Call& c, const OpenCall& o, Resolved& r) {
 
 Answer SuperviseOpen(Call& c) {
   OpenCall o;
-  if (int e = ReadOpen(c, &o); e < 0) return Answer::Error(-e);
+  if (int e = DecodeOpen(c.args(), c.target(), &o); e < 0) {
+    return Answer::Error(-e);
+  }
   const Access access = OpenAccess(o.flags);
   const bool create = (o.flags & O_CREAT) && (o.flags & O_TMPFILE) != O_TMPFILE;
   const bool excl = create && (o.flags & O_EXCL);

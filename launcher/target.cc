@@ -128,26 +128,6 @@ bool Target::Write(uint64_t addr, const void* data, size_t size) const {
          static_cast<ssize_t>(size);
 }
 
-int Target::ReadString(uint64_t addr, std::string* out, size_t max) const {
-  out->clear();
-  if (addr == 0) return -EFAULT;
-  constexpr uint64_t kPage = 4096;
-  char chunk[kPage];
-  while (out->size() <= max) {
-    // Never across a page boundary: the next page may be unmapped.
-    const size_t n = kPage - (addr % kPage);
-    if (!Read(addr, chunk, n)) return -EFAULT;
-    const void* nul = std::memchr(chunk, '\0', n);
-    if (nul != nullptr) {
-      out->append(chunk, static_cast<const char*>(nul) - chunk);
-      return out->size() < max ? 0 : -ENAMETOOLONG;
-    }
-    out->append(chunk, n);
-    addr += n;
-  }
-  return -ENAMETOOLONG;
-}
-
 int Target::GetFd(int fd) {
   if (pidfd_ < 0) {
     pidfd_owner_ = Fd(static_cast<int>(syscall(SYS_pidfd_open, tgid(), 0)));

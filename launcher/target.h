@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "launcher/decode.h"
+
 namespace klaunch::supervise {
 
 // An owned descriptor.
@@ -53,7 +55,8 @@ std::string ProcFd(int fd);
 // empty when it names no filesystem path (a pipe, a socket).
 std::string KernelPath(int fd);
 
-class Target {
+// Reading its memory is the Memory of decode.h, whose ReadString it has.
+class Target : public Memory {
  public:
   explicit Target(pid_t tid) : tid_(tid) {}
 
@@ -64,11 +67,8 @@ class Target {
   std::string exe();  // readlink /proc/TID/exe
 
   // False when the memory cannot be read (unmapped, or the process is gone).
-  bool Read(uint64_t addr, void* out, size_t size) const;
+  bool Read(uint64_t addr, void* out, size_t size) const override;
   bool Write(uint64_t addr, const void* data, size_t size) const;
-  // A NUL-terminated string of at most `max` bytes: -EFAULT when unreadable,
-  // -ENAMETOOLONG when longer.
-  int ReadString(uint64_t addr, std::string* out, size_t max = 4096) const;
 
   // A copy of the target's descriptor `fd` (pidfd_getfd), or -errno.
   int GetFd(int fd);

@@ -1,6 +1,7 @@
 #include "launcher/seccomp_filter.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/seccomp.h>
 #include <seccomp.h>
 #include <sys/mman.h>
@@ -31,7 +32,21 @@ constexpr const char* kSupervised[] = {
     "mknod",      "mknodat",    "utimensat",   "utime",        "utimes",
     "futimesat",  "setxattr",   "lsetxattr",   "fsetxattr",    "removexattr",
     "lremovexattr", "fremovexattr",
+    // Looks by name (launcher/supervise_stat.cc).
+    "stat",       "lstat",      "access",      "faccessat",    "readlink",
+    "readlinkat",
 };
+
+// Looks that may also act on a descriptor alone (AT_EMPTY_PATH): asked
+// about unless they carry that flag on a real descriptor, since libc's
+// fstat is newfstatat(fd, "", AT_EMPTY_PATH) and would otherwise cost every
+// process a round trip per fstat. The flags' argument index, by name.
+struct FlaggedLook {
+  const char* name;
+  unsigned flags_arg;
+};
+constexpr FlaggedLook kFlaggedLooks[] = {
+    {"newfstatat", 3}, {"statx", 2}, {"faccessat2", 3}};
 constexpr long kFchmodat2 = 452;
 
 struct Refusal {
@@ -143,6 +158,28 @@ absl::StatusOr<std::vector<sock_filter>> BuildFilter(uint64_t cookie,
           "fchmodat2");
       !s.ok()) {
     return s;
+  }
+  for (const FlaggedLook& look : kFlaggedLooks) {
+    const int nr = Number(look.name);
+    if (nr < 0) {
+      return absl::InternalError(
+          absl::StrCat("libseccomp does not know the call ", look.name));
+    }
+    // Rules of one call are alternatives: asked when the name is a name
+    // (no AT_EMPTY_PATH), or when it is relative to the cwd (never an fstat).
+    const scmp_arg_cmp by_name[] = {
+        untagged, SCMP_CMP(look.flags_arg, SCMP_CMP_MASKED_EQ, AT_EMPTY_PATH, 0)};
+    const scmp_arg_cmp at_cwd[] = {
+        untagged, SCMP_CMP(0, SCMP_CMP_MASKED_EQ, 0xffffffffu,
+                           static_cast<uint32_t>(AT_FDCWD))};
+    for (const auto* rule : {by_name, at_cwd}) {
+      if (absl::Status s = Check(
+              seccomp_rule_add_array(c, SCMP_ACT_NOTIFY, nr, 2, rule),
+              look.name);
+          !s.ok()) {
+        return s;
+      }
+    }
   }
   // sendto has six arguments and no room for the cookie; the shim sends to
   // addresses with sendmsg, so only sendto with an address is asked about.

@@ -115,6 +115,7 @@ Answer SuperviseOpen(Call& call);
 Answer SuperviseExec(Call& call);
 Answer SuperviseNetwork(Call& call);
 Answer SuperviseMutation(Call& call);
+Answer SuperviseStat(Call& call);
 Answer SuperviseCookie(Call& call);
 
 // True for the calls a handler may block on for long (a connect, a

@@ -85,23 +85,41 @@ std::string NameVia(const Resolved& r) {
   return absl::StrCat(ProcFd(r.parent.get()), "/", r.last);
 }
 
+// Two judgements, each recorded, then one answer: a refusal of either end
+// refuses, so that enforcement records what a dry run does (both ends), not
+// only the first; any other error is the call's own (a missing name).
+int BothEnds(int first, int second) {
+  if (first == -EACCES || second == -EACCES) return -EACCES;
+  return first < 0 ? first : second;
+}
+
+// True when a judgement's error ends the call before the other end is
+// looked at, as the kernel would (a missing or unreadable name).
+bool Ends(int e) { return e < 0 && e != -EACCES; }
+
 Answer Rename(Call& c, const MutationCall& m) {
   const char* op = m.op;
   Resolved from, to;
-  if (int e = JudgeName(c, op, m.dirfd, m.path, &from); e < 0) {
-    return Answer::Error(-e);
-  }
-  if (int e = JudgeName(c, op, m.new_dirfd, m.new_path, &to); e < 0) {
-    return Answer::Error(-e);
-  }
-  struct stat st;
-  if (from.object.valid() && fstat(from.object.get(), &st) == 0 &&
-      S_ISDIR(st.st_mode)) {
-    const std::string path = c.target().SelfView(from.NamePath());
-    if (!c.Judge(op, path, "write", c.engine().CheckMove(path))) {
-      return Answer::Error(EACCES);
+  const int e_from = JudgeName(c, op, m.dirfd, m.path, &from);
+  if (Ends(e_from)) return Answer::Error(-e_from);
+  const int e_to = JudgeName(c, op, m.new_dirfd, m.new_path, &to);
+  if (Ends(e_to)) return Answer::Error(-e_to);
+  int e = BothEnds(e_from, e_to);
+  // Moving a directory moves everything below it: a deny entry must not be
+  // left behind (RENAME_EXCHANGE moves the other side too).
+  auto judge_move = [&](const Resolved& r) {
+    struct stat st;
+    if (!r.object.valid() || fstat(r.object.get(), &st) != 0 ||
+        !S_ISDIR(st.st_mode)) {
+      return;
     }
-  }
+    const std::string path = c.target().SelfView(r.NamePath());
+    if (!c.Judge(op, path, "write", c.engine().CheckMove(path))) e = -EACCES;
+  };
+  // Judged whatever the names' own judgements were, as a dry run judges.
+  judge_move(from);
+  if (m.flags & RENAME_EXCHANGE) judge_move(to);
+  if (e < 0) return Answer::Error(-e);
   if (!c.Live()) return Answer::Error(ENOENT);
   return Answer::Result(Done(renameat2(from.parent.get(), from.last.c_str(),
                                        to.parent.get(), to.last.c_str(),
@@ -111,28 +129,24 @@ Answer Rename(Call& c, const MutationCall& m) {
 Answer Link(Call& c, const MutationCall& m) {
   const int flags = m.flags;
   Resolved to;
-  if (int e = JudgeName(c, "link", m.new_dirfd, m.new_path, &to); e < 0) {
-    return Answer::Error(-e);
-  }
+  const int e_to = JudgeName(c, "link", m.new_dirfd, m.new_path, &to);
+  if (Ends(e_to)) return Answer::Error(-e_to);
   // A hard link is a second name for the source: writing through it writes
   // the source, so the source must be writable as well.
   Resolved from;
   if (flags & (AT_SYMLINK_FOLLOW | AT_EMPTY_PATH)) {
-    if (int e = JudgeObject(c, "link", m.dirfd, m.path,
-                            (flags & AT_SYMLINK_FOLLOW) != 0,
-                            (flags & AT_EMPTY_PATH) != 0, &from);
-        e < 0) {
-      return Answer::Error(-e);
-    }
+    const int e_from = JudgeObject(c, "link", m.dirfd, m.path,
+                                   (flags & AT_SYMLINK_FOLLOW) != 0,
+                                   (flags & AT_EMPTY_PATH) != 0, &from);
+    if (int e = BothEnds(e_from, e_to); e < 0) return Answer::Error(-e);
     if (!c.Live()) return Answer::Error(ENOENT);
     return Answer::Result(Done(linkat(AT_FDCWD,
                                       ProcFd(from.object.get()).c_str(),
                                       to.parent.get(), to.last.c_str(),
                                       AT_SYMLINK_FOLLOW)));
   }
-  if (int e = JudgeName(c, "link", m.dirfd, m.path, &from); e < 0) {
-    return Answer::Error(-e);
-  }
+  const int e_from = JudgeName(c, "link", m.dirfd, m.path, &from);
+  if (int e = BothEnds(e_from, e_to); e < 0) return Answer::Error(-e);
   if (!c.Live()) return Answer::Error(ENOENT);
   return Answer::Result(Done(linkat(from.parent.get(), from.last.c_str(),
                                     to.parent.get(), to.last.c_str(), 0)));

@@ -109,6 +109,16 @@ supervise::Answer Dispatch(Call& c) {
       return SuperviseNetwork(c);
     case kCookieQuerySyscall:
       return SuperviseCookie(c);
+    case SYS_stat:
+    case SYS_lstat:
+    case SYS_newfstatat:
+    case SYS_statx:
+    case SYS_access:
+    case SYS_faccessat:
+    case SYS_faccessat2:
+    case SYS_readlink:
+    case SYS_readlinkat:
+      return SuperviseStat(c);
     default:
       return SuperviseMutation(c);
   }

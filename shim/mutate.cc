@@ -51,6 +51,13 @@ bool ToTimespec(const struct timeval* tv, struct timespec ts[2]) {
   return true;
 }
 
+// Both names of a two-name call judged for writing, each refusal recorded.
+bool AllowBoth(const char* op, const char* from, const char* to) {
+  const bool from_ok = AllowPath(op, kW, from);
+  const bool to_ok = AllowPath(op, kW, to);
+  return from_ok && to_ok;
+}
+
 long Rename(const char* op, int olddirfd, const char* oldpath, int newdirfd,
             const char* newpath, unsigned flags) {
   Scope scope;
@@ -68,7 +75,9 @@ long Rename(const char* op, int olddirfd, const char* oldpath, int newdirfd,
     if (!AllowMissing(op, kW, newdirfd, newpath)) return -1;
     return Failed(r);
   }
-  if (!AllowPath(op, kW, from.path) || !AllowPath(op, kW, to.path)) return -1;
+  // Every end is judged before refusing, so that enforcement records what
+  // a dry run records (Fidelity tests), not only the first refusal.
+  bool allowed = AllowBoth(op, from.path, to.path);
   // Moving a directory moves everything below it: a deny entry must not be
   // left behind (RENAME_EXCHANGE moves the other side too).
   auto is_dir = [](const PinnedParent& p) {
@@ -76,10 +85,11 @@ long Rename(const char* op, int olddirfd, const char* oldpath, int newdirfd,
     return sys(SYS_newfstatat, p.fd, p.last, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
            S_ISDIR(st.st_mode);
   };
-  if (is_dir(from) && !AllowMove(op, from.path)) return -1;
+  if (is_dir(from) && !AllowMove(op, from.path)) allowed = false;
   if ((flags & RENAME_EXCHANGE) && is_dir(to) && !AllowMove(op, to.path)) {
-    return -1;
+    allowed = false;
   }
+  if (!allowed) return -1;
   scope.RestoreErrno();
   return Ret(sys(SYS_renameat2, from.fd, from.last, to.fd, to.last, flags));
 }
@@ -106,7 +116,7 @@ long Link(const char* op, int olddirfd, const char* oldpath, int newdirfd,
       if (!AllowMissing(op, kW, olddirfd, oldpath)) return -1;
       return Failed(r);
     }
-    if (!AllowPath(op, kW, src.path) || !AllowPath(op, kW, to.path)) return -1;
+    if (!AllowBoth(op, src.path, to.path)) return -1;
     scope.RestoreErrno();
     return Ret(sys(SYS_linkat, AT_FDCWD, src.proc, to.fd, to.last,
                    AT_SYMLINK_FOLLOW));
@@ -117,7 +127,7 @@ long Link(const char* op, int olddirfd, const char* oldpath, int newdirfd,
     if (!AllowMissing(op, kW, olddirfd, oldpath)) return -1;
     return Failed(r);
   }
-  if (!AllowPath(op, kW, from.path) || !AllowPath(op, kW, to.path)) return -1;
+  if (!AllowBoth(op, from.path, to.path)) return -1;
   scope.RestoreErrno();
   return Ret(sys(SYS_linkat, from.fd, from.last, to.fd, to.last, 0));
 }

@@ -24,6 +24,11 @@ inline constexpr int kCookieArgument = 5;
 // "tuxcall": reserved, never implemented on x86_64 (ENOSYS natively).
 inline constexpr long kCookieQuerySyscall = SYS_tuxcall;
 
+// The same call with this first argument (and an errno second) reports that
+// an audit record could not be written (a full disk), so that klaunch can
+// say the log is incomplete instead of leaving a silent gap.
+inline constexpr long kLostRecordReport = 0x6c6f7374;  // "lost"
+
 }  // namespace klaunch
 
 #endif  // KLAUNCH_CORE_SECCOMP_TAG_H_

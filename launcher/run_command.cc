@@ -9,10 +9,12 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -173,13 +175,29 @@ std::string GetVar(const std::vector<std::string>& env, absl::string_view name) 
   return "";
 }
 
-void AppendEvent(const std::string& log, const AuditEvent& e) {
+// 0, or the errno that kept the whole line from the log.
+int AppendEvent(const std::string& log, const AuditEvent& e) {
   int fd = open(log.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0) return;
+  if (fd < 0) return errno;
   const std::string line = FormatAuditLine(e);
-  ssize_t ignored = write(fd, line.data(), line.size());
-  (void)ignored;
+  const ssize_t n = write(fd, line.data(), line.size());
+  const int err = n < 0 ? errno : ENOSPC;
   close(fd);
+  return n == static_cast<ssize_t>(line.size()) ? 0 : err;
+}
+
+// Below this much free space a run would lose records as it went.
+constexpr uint64_t kLogRoom = 1 << 20;
+
+// Why the audit log cannot hold a run's records, or "".
+std::string LogRoomProblem(int fd, const std::string& log) {
+  struct statvfs fs;
+  if (fstatvfs(fd, &fs) != 0) return "";
+  const uint64_t free_bytes = static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize;
+  if (free_bytes >= kLogRoom) return "";
+  return absl::StrCat("no room for the audit log ", log, ": its filesystem has ",
+                      free_bytes, " bytes free, and klaunch needs ", kLogRoom,
+                      " so that no record of the run is lost");
 }
 
 // Judges the program klaunch itself is asked to run, as the shim would.
@@ -358,20 +376,30 @@ int RunProgram(const RunOptions& o) {
                        strerror(errno)));
       return kExitKlaunchFailed;
     }
+    const std::string problem = LogRoomProblem(fd, log);
     close(fd);
+    if (!problem.empty()) {
+      Say(problem);
+      return kExitKlaunchFailed;
+    }
   }
   absl::StatusOr<std::string> shim = FindShim();
   if (!shim.ok()) {
     Say(std::string(shim.status().message()));
     return kExitKlaunchFailed;
   }
+  // Records the shim or the supervisor could not write (a full disk).
+  std::atomic<uint64_t> lost_records{0};
+  std::atomic<int> lost_errno{0};
+  // Compiling is where a policy can still fail (RE2's memory): say which.
+  const std::string source = o.policy_file.empty() ? "the preset" : o.policy_file;
   if (absl::Status s = AddOwnEntries(&*policy, *shim, {base, log}); !s.ok()) {
-    Say(std::string(s.message()));
+    Say(absl::StrCat(source, ": ", s.message()));
     return kExitKlaunchFailed;
   }
   absl::StatusOr<Engine> engine = Engine::Create(*policy);
   if (!engine.ok()) {
-    Say(std::string(engine.status().message()));
+    Say(absl::StrCat(source, ": ", engine.status().message()));
     return kExitKlaunchFailed;
   }
   const std::string effective = *run_dir + "/policy.toml";
@@ -460,6 +488,8 @@ int RunProgram(const RunOptions& o) {
     settings.cookie = cookie;
     settings.shim_dev = st.st_dev;
     settings.shim_ino = st.st_ino;
+    settings.lost_records = &lost_records;
+    settings.lost_errno = &lost_errno;
     names = std::make_unique<NameCache>(*engine);
     settings.names = names.get();
   }
@@ -502,9 +532,14 @@ int RunProgram(const RunOptions& o) {
     FormatAuditTime(when, sizeof(when));
     const std::vector<absl::string_view> words(o.command.begin(),
                                                o.command.end());
-    AppendEvent(log, AuditEvent{when, getpid(), "klaunch", "start", program,
-                                "", "info", "", "layers: " + layers,
-                                "launcher", CommandLineText(program, words)});
+    if (int e = AppendEvent(
+            log, AuditEvent{when, getpid(), "klaunch", "start", program, "",
+                            "info", "", "layers: " + layers, "launcher",
+                            CommandLineText(program, words)});
+        e != 0) {
+      Say(absl::StrCat("cannot write the audit log ", log, ": ", strerror(e)));
+      return kExitKlaunchFailed;
+    }
   }
 
   int channel[2] = {-1, -1};
@@ -619,8 +654,10 @@ int RunProgram(const RunOptions& o) {
     Say(absl::StrCat(o.command[0], ": ", strerror(exec_errno)));
     return exec_errno == ENOENT ? kExitNotFound : kExitCannotRun;
   }
+  int torn = 0;
+  const std::string summary = Summarize(log, engine->audit(), o.verbose, &torn);
+  const uint64_t lost = lost_records.load();
   if (!o.quiet) {
-    const std::string summary = Summarize(log, engine->audit(), o.verbose);
     std::fputs(summary.c_str(), stderr);
     // A layer the user did not turn off but the machine could not give is
     // said every time: best effort must not be silent.
@@ -633,6 +670,18 @@ int RunProgram(const RunOptions& o) {
           "libc were judged; static binaries and direct system calls were "
           "not");
     }
+  }
+  // A gap in the record is klaunch's failure, said even with --quiet; it
+  // never hides CMD's own failure, only replaces a success.
+  if (lost > 0 || torn > 0) {
+    const int why = lost_errno.load();
+    Say(absl::StrCat("the audit log ", log, " is incomplete: ",
+                     lost > 0 ? absl::StrCat(lost, " record(s) could not be "
+                                             "written (",
+                                             strerror(why ? why : ENOSPC), ")")
+                              : absl::StrCat(torn, " line(s) are torn"),
+                     "; CMD itself ran to its end"));
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return kExitKlaunchFailed;
   }
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);

@@ -10,7 +10,8 @@
 
 namespace klaunch {
 
-std::string Summarize(const std::string& log_path, bool audit, bool verbose) {
+std::string Summarize(const std::string& log_path, bool audit, bool verbose,
+                      int* unreadable_out) {
   std::map<std::string, int> by_kind;
   std::map<std::string, int> by_target;
   int total = 0, unreadable = 0;
@@ -27,6 +28,7 @@ std::string Summarize(const std::string& log_path, bool audit, bool verbose) {
     ++by_kind[e->access.empty() ? e->op : e->access];
     ++by_target[e->target];
   }
+  if (unreadable_out != nullptr) *unreadable_out = unreadable;
   if (total == 0 && unreadable == 0) {
     if (!verbose) return "";
     return absl::StrCat("klaunch: nothing was ", audit ? "found to refuse" : "refused",

@@ -10,8 +10,10 @@
 namespace klaunch {
 
 // The text to print for the log at `log_path` ("" when nothing was refused
-// and not `verbose`).
-std::string Summarize(const std::string& log_path, bool audit, bool verbose);
+// and not `verbose`). `unreadable`, when given, receives the number of lines
+// that are no whole record (a torn write).
+std::string Summarize(const std::string& log_path, bool audit, bool verbose,
+                      int* unreadable = nullptr);
 
 }  // namespace klaunch
 

@@ -15,6 +15,7 @@
 
 #include <linux/seccomp.h>
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -42,6 +43,11 @@ struct Settings {
   // The shim's file: the cookie is given only to code mapped from it.
   dev_t shim_dev = 0;
   ino_t shim_ino = 0;
+  // Counts the audit records that could not be written, by the supervisor
+  // or reported by the shim (core/seccomp_tag.h), and the last errno; null:
+  // not counted.
+  std::atomic<uint64_t>* lost_records = nullptr;
+  std::atomic<int>* lost_errno = nullptr;
 };
 
 struct Answer {
@@ -116,7 +122,11 @@ Answer SuperviseExec(Call& call);
 Answer SuperviseNetwork(Call& call);
 Answer SuperviseMutation(Call& call);
 Answer SuperviseStat(Call& call);
+// The cookie query, or the shim's report of a lost record.
 Answer SuperviseCookie(Call& call);
+
+// Counts one audit record lost with `error`.
+void CountLostRecord(const Settings& settings, int error);
 
 // True for the calls a handler may block on for long (a connect, a
 // question at the terminal): they are answered off the receiving thread.

@@ -32,10 +32,15 @@ void Call::Record(const char* op, const std::string& what, const char* access,
     // One write on an O_APPEND descriptor, like the shim's.
     const int fd = open(settings_.log.c_str(),
                         O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+    ssize_t written = -1;
+    int error = errno;
     if (fd >= 0) {
-      ssize_t ignored = write(fd, line.data(), line.size());
-      (void)ignored;
+      written = write(fd, line.data(), line.size());
+      error = written < 0 ? errno : ENOSPC;
       close(fd);
+    }
+    if (written != static_cast<ssize_t>(line.size())) {
+      CountLostRecord(settings_, error);
     }
   }
   if (settings_.verbose) {

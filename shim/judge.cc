@@ -14,6 +14,7 @@
 
 #include "core/audit.h"
 #include "core/path.h"
+#include "core/seccomp_tag.h"
 #include "shim/resolve.h"
 #include "shim/state.h"
 #include "shim/sys.h"
@@ -37,9 +38,15 @@ void Record(const char* op, const char* target, const char* access,
     // interleave inside a line.
     long fd = sys_openat(AT_FDCWD, c.audit_log.c_str(),
                          O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+    long written = fd;
     if (fd >= 0) {
-      sys(SYS_write, fd, line.data(), line.size());
+      written = sys(SYS_write, fd, line.data(), line.size());
       sys_close(fd);
+    }
+    // A record lost (ENOSPC, or short, which leaves a torn line) is told to
+    // the supervisor; without the seccomp layer nobody hears (ENOSYS).
+    if (written != static_cast<long>(line.size())) {
+      sys(kCookieQuerySyscall, kLostRecordReport, written < 0 ? -written : ENOSPC);
     }
   }
   if (c.verbose) {

@@ -60,6 +60,9 @@ constexpr int kCalls[] = {
     SYS_mknod,       SYS_mknodat,     SYS_utimensat,   SYS_utime,
     SYS_utimes,      SYS_futimesat,   SYS_setxattr,    SYS_lsetxattr,
     SYS_fsetxattr,   SYS_removexattr, SYS_lremovexattr, SYS_fremovexattr,
+    SYS_stat,        SYS_lstat,       SYS_newfstatat,  SYS_statx,
+    SYS_access,      SYS_faccessat,   SYS_faccessat2,  SYS_readlink,
+    SYS_readlinkat,
 };
 constexpr size_t kNumCalls = sizeof(kCalls) / sizeof(kCalls[0]);
 
@@ -74,6 +77,12 @@ bool IsExec(int nr) { return IsOneOf(nr, {SYS_execve, SYS_execveat}); }
 bool IsNetwork(int nr) {
   return IsOneOf(nr,
                  {SYS_connect, SYS_bind, SYS_sendto, SYS_sendmsg, SYS_sendmmsg});
+}
+
+bool IsLook(int nr) {
+  return IsOneOf(nr, {SYS_stat, SYS_lstat, SYS_newfstatat, SYS_statx,
+                      SYS_access, SYS_faccessat, SYS_faccessat2, SYS_readlink,
+                      SYS_readlinkat});
 }
 
 bool HasNul(const std::string& s) {
@@ -351,7 +360,7 @@ void CheckNetwork(const Memory& mem, const SyscallArgs& a) {
 void CheckMutation(const Image& img, const Memory& mem, const SyscallArgs& a) {
   MutationCall m;
   const int e = DecodeMutation(a, mem, &m);
-  if (IsOpen(a.nr) || IsExec(a.nr) || IsNetwork(a.nr)) {
+  if (IsOpen(a.nr) || IsExec(a.nr) || IsNetwork(a.nr) || IsLook(a.nr)) {
     FUZZ_CHECK(e == -ENOSYS, "mutation decoded another call");
     return;
   }
@@ -382,6 +391,28 @@ void CheckMutation(const Image& img, const Memory& mem, const SyscallArgs& a) {
   }
 }
 
+void CheckLook(const Image& img, const Memory& mem, const SyscallArgs& a) {
+  LookCall l;
+  const int e = DecodeLook(a, mem, &l);
+  if (!IsLook(a.nr)) {
+    FUZZ_CHECK(e == -ENOSYS, "a look decoded another call");
+    return;
+  }
+  FUZZ_CHECK(OneOf(-e, {0, EINVAL, EFAULT, ENAMETOOLONG}),
+             "look errno " + Num(-e));
+  if (e != 0) return;
+  FUZZ_CHECK(l.op[0] != '\0', "look's name");
+  const bool at = !IsOneOf(a.nr, {SYS_stat, SYS_lstat, SYS_access, SYS_readlink});
+  std::string want;
+  FUZZ_CHECK(img.String(a.arg(at ? 1 : 0), kMaxPath, &want) == 0 && want == l.path,
+             "look's path");
+  FUZZ_CHECK((l.mode & ~(R_OK | W_OK | X_OK)) == 0, "access mode");
+  if (l.kind == LookCall::kReadlink) {
+    FUZZ_CHECK(l.size > 0 && l.size <= 0x7fffffff, "readlink size");
+  }
+  if (!at) FUZZ_CHECK(l.dirfd == AT_FDCWD, "a look without a directory");
+}
+
 }  // namespace
 }  // namespace klaunch::supervise
 
@@ -405,5 +436,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   CheckExec(img, mem, a);
   CheckNetwork(mem, a);
   CheckMutation(img, mem, a);
+  CheckLook(img, mem, a);
   return 0;
 }

@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <unistd.h>
 #include <utime.h>
 
 #include <algorithm>
@@ -492,6 +493,77 @@ int DecodeMutation(const SyscallArgs& a, const Memory& mem, MutationCall* m) {
     default:
       return -ENOSYS;
   }
+}
+
+int DecodeLook(const SyscallArgs& a, const Memory& mem, LookCall* l) {
+  constexpr int kStatFlags =
+      AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | AT_NO_AUTOMOUNT;
+  uint64_t path_arg = 0;
+  int allowed_flags = 0;
+  switch (a.nr) {
+    case SYS_stat:
+    case SYS_lstat:
+      l->op = a.nr == SYS_stat ? "stat" : "lstat";
+      path_arg = a.arg(0);
+      l->flags = a.nr == SYS_lstat ? AT_SYMLINK_NOFOLLOW : 0;
+      l->out = a.arg(1);
+      allowed_flags = kStatFlags;
+      break;
+    case SYS_newfstatat:
+      l->op = "newfstatat";
+      l->dirfd = a.iarg(0);
+      path_arg = a.arg(1);
+      l->out = a.arg(2);
+      l->flags = a.iarg(3);
+      allowed_flags = kStatFlags;
+      break;
+    case SYS_statx:
+      l->kind = LookCall::kStatx;
+      l->op = "statx";
+      l->dirfd = a.iarg(0);
+      path_arg = a.arg(1);
+      l->flags = a.iarg(2);
+      l->mask = static_cast<unsigned>(a.arg(3));
+      l->out = a.arg(4);
+      allowed_flags = kStatFlags | AT_STATX_SYNC_TYPE;
+      break;
+    case SYS_access:
+    case SYS_faccessat:
+    case SYS_faccessat2: {
+      l->kind = LookCall::kAccess;
+      const bool at = a.nr != SYS_access;
+      l->op = a.nr == SYS_access      ? "access"
+              : a.nr == SYS_faccessat ? "faccessat"
+                                      : "faccessat2";
+      l->dirfd = at ? a.iarg(0) : AT_FDCWD;
+      path_arg = a.arg(at ? 1 : 0);
+      l->mode = a.iarg(at ? 2 : 1);
+      l->flags = a.nr == SYS_faccessat2 ? a.iarg(3) : 0;
+      allowed_flags = AT_EACCESS | AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH;
+      if (l->mode & ~(R_OK | W_OK | X_OK)) return -EINVAL;
+      break;
+    }
+    case SYS_readlink:
+    case SYS_readlinkat: {
+      l->kind = LookCall::kReadlink;
+      const bool at = a.nr == SYS_readlinkat;
+      l->op = at ? "readlinkat" : "readlink";
+      l->dirfd = at ? a.iarg(0) : AT_FDCWD;
+      path_arg = a.arg(at ? 1 : 0);
+      l->out = a.arg(at ? 2 : 1);
+      // The kernel takes the size as an int.
+      const int size = a.iarg(at ? 3 : 2);
+      if (size <= 0) return -EINVAL;
+      l->size = static_cast<uint64_t>(size);
+      l->flags = AT_SYMLINK_NOFOLLOW;
+      allowed_flags = AT_SYMLINK_NOFOLLOW;
+      break;
+    }
+    default:
+      return -ENOSYS;
+  }
+  if (l->flags & ~allowed_flags) return -EINVAL;
+  return mem.ReadString(path_arg, &l->path);
 }
 
 }  // namespace klaunch::supervise

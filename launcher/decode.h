@@ -206,6 +206,24 @@ struct MutationCall {
 int DecodeMutation(const SyscallArgs& call, const Memory& mem,
                    MutationCall* out);
 
+// stat, lstat, newfstatat, statx, access, faccessat, faccessat2, readlink,
+// readlinkat: a look at a path that opens nothing.
+struct LookCall {
+  enum Kind { kStat, kStatx, kAccess, kReadlink };
+  Kind kind = kStat;
+  const char* op = "";
+  int dirfd = AT_FDCWD;
+  std::string path;
+  int flags = 0;      // AT_SYMLINK_NOFOLLOW, AT_EMPTY_PATH, AT_EACCESS, ...
+  int mode = 0;       // access: R_OK | W_OK | X_OK
+  unsigned mask = 0;  // statx
+  uint64_t out = 0;   // where the answer goes: struct stat, statx, the link
+  uint64_t size = 0;  // readlink: the buffer's size
+};
+// 0; -ENOSYS for another call; -EINVAL for flags, a mode or a readlink size
+// the kernel refuses; the path's ReadString error.
+int DecodeLook(const SyscallArgs& call, const Memory& mem, LookCall* out);
+
 }  // namespace klaunch::supervise
 
 #endif  // KLAUNCH_LAUNCHER_DECODE_H_

@@ -1073,5 +1073,76 @@ TEST(DecodeMutation, AnotherCallIsENOSYS) {
   EXPECT_EQ(DecodeMutation(Args(SYS_connect, {}), img.memory(), &m), -ENOSYS);
 }
 
+// --- DecodeLook -----------------------------------------------------------
+
+TEST(DecodeLook, LstatIsAStatThatDoesNotFollow) {
+  Image img;
+  const uint64_t p = img.PutString("/etc/link");
+  LookCall l;
+  ASSERT_EQ(DecodeLook(Args(SYS_lstat, {p, 0x5000}), img.memory(), &l), 0);
+  EXPECT_EQ(l.kind, LookCall::kStat);
+  EXPECT_STREQ(l.op, "lstat");
+  EXPECT_EQ(l.path, "/etc/link");
+  EXPECT_EQ(l.flags, AT_SYMLINK_NOFOLLOW);
+  EXPECT_EQ(l.out, 0x5000u);
+}
+
+TEST(DecodeLook, StatxTakesItsDirectoryFlagsMaskAndBuffer) {
+  Image img;
+  const uint64_t p = img.PutString("rel");
+  LookCall l;
+  ASSERT_EQ(DecodeLook(Args(SYS_statx, {5, p, AT_EMPTY_PATH, STATX_SIZE, 0x6000}),
+                       img.memory(), &l),
+            0);
+  EXPECT_EQ(l.kind, LookCall::kStatx);
+  EXPECT_EQ(l.dirfd, 5);
+  EXPECT_EQ(l.flags, AT_EMPTY_PATH);
+  EXPECT_EQ(l.mask, unsigned{STATX_SIZE});
+  EXPECT_EQ(l.out, 0x6000u);
+}
+
+TEST(DecodeLook, UnknownFlagsAModeBeyondRwxAndANonPositiveReadlinkSizeAreEinval) {
+  Image img;
+  const uint64_t p = img.PutString("/x");
+  LookCall l;
+  EXPECT_EQ(DecodeLook(Args(SYS_newfstatat, {kAtFdcwd, p, 0x1000, 0x8000}),
+                       img.memory(), &l),
+            -EINVAL);
+  EXPECT_EQ(DecodeLook(Args(SYS_access, {p, 8}), img.memory(), &l), -EINVAL);
+  EXPECT_EQ(DecodeLook(Args(SYS_faccessat2, {kAtFdcwd, p, R_OK, 0x8000}),
+                       img.memory(), &l),
+            -EINVAL);
+  EXPECT_EQ(DecodeLook(Args(SYS_readlink, {p, 0x5000, 0}), img.memory(), &l),
+            -EINVAL);
+  EXPECT_EQ(DecodeLook(Args(SYS_readlinkat,
+                            {kAtFdcwd, p, 0x5000, uint64_t{0xffffffff}}),
+                       img.memory(), &l),
+            -EINVAL);
+}
+
+TEST(DecodeLook, AccessJudgesByItsModeAndReadlinkKeepsItsSize) {
+  Image img;
+  const uint64_t p = img.PutString("/x");
+  LookCall a;
+  ASSERT_EQ(DecodeLook(Args(SYS_faccessat, {kAtFdcwd, p, W_OK}), img.memory(), &a),
+            0);
+  EXPECT_EQ(a.kind, LookCall::kAccess);
+  EXPECT_EQ(a.mode, W_OK);
+  LookCall r;
+  ASSERT_EQ(DecodeLook(Args(SYS_readlink, {p, 0x5000, 64}), img.memory(), &r), 0);
+  EXPECT_EQ(r.kind, LookCall::kReadlink);
+  EXPECT_EQ(r.size, 64u);
+  EXPECT_EQ(r.flags, AT_SYMLINK_NOFOLLOW);
+}
+
+TEST(DecodeLook, AnUnreadablePathIsEfaultAndOtherCallsAreNotLooks) {
+  Image img;
+  LookCall l;
+  EXPECT_EQ(DecodeLook(Args(SYS_stat, {kNowhere, 0x5000}), img.memory(), &l),
+            -EFAULT);
+  EXPECT_EQ(DecodeLook(Args(SYS_open, {kNowhere, 0}), img.memory(), &l),
+            -ENOSYS);
+}
+
 }  // namespace
 }  // namespace klaunch::supervise

@@ -147,6 +147,48 @@ TEST_F(Seccomp, AStaticBinaryCannotReadADeniedFile) {
   EXPECT_EQ(SeccompRefusals(secret_), 1);
 }
 
+// A deny entry hides whether a file exists, its size and its link target:
+// every look by name is refused and recorded, through a symlink or not.
+TEST_F(Seccomp, AStaticBinaryCannotLookAtADeniedFileByAnyName) {
+  const std::string denied = UseAPolicyDenyingAWorkspaceFile();
+  const std::string link = ws() + "/to-denied";
+  ASSERT_EQ(symlink(denied.c_str(), link.c_str()), 0);
+  const char* kLooks[] = {"stat", "lstat", "newfstatat",
+                          "newfstatat-empty-path-flag", "statx", "access",
+                          "faccessat", "faccessat2", "readlink", "readlinkat"};
+  ProcessResult r = Run({static_bin_, "look", denied});
+  for (const char* look : kLooks) {
+    EXPECT_THAT(r.out, HasSubstr(std::string("look ") + look +
+                                 ": error Permission denied"))
+        << Show(r);
+  }
+  EXPECT_EQ(SeccompRefusals(denied), 10);
+  // Through the link: the link itself is in the workspace, so lstat and
+  // readlink may see it; what it points at is still refused.
+  r = Run({static_bin_, "look", link});
+  for (const char* look : {"stat", "newfstatat", "statx", "access",
+                           "faccessat", "faccessat2"}) {
+    EXPECT_THAT(r.out, HasSubstr(std::string("look ") + look +
+                                 ": error Permission denied"))
+        << Show(r);
+  }
+  EXPECT_THAT(r.out, HasSubstr("look lstat: ok"));
+  EXPECT_THAT(r.out, HasSubstr("look readlink: ok"));
+}
+
+TEST_F(Seccomp, AStaticBinaryLooksAtWhatThePolicyAdmits) {
+  const std::string mine = dir_.Write("ws/mine.txt", "workspace-text");
+  ProcessResult r = Run({static_bin_, "look", mine});
+  for (const char* look : {"stat", "lstat", "newfstatat", "statx", "access",
+                           "faccessat", "faccessat2"}) {
+    EXPECT_THAT(r.out, HasSubstr(std::string("look ") + look + ": ok"))
+        << Show(r);
+  }
+  // Not a link: readlink fails as the kernel says, refused by nobody.
+  EXPECT_THAT(r.out, HasSubstr("look readlink: error Invalid argument"));
+  EXPECT_EQ(SeccompRefusals(mine), 0);
+}
+
 TEST_F(Seccomp, AStaticBinaryReadsWhatThePolicyAdmits) {
   const std::string mine = dir_.Write("ws/mine.txt", "workspace-text");
   ProcessResult r = Run({static_bin_, "read", mine});

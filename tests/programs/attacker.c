@@ -214,6 +214,31 @@ int main(int argc, char** argv) {
   } else if (!strcmp(mode, "openat2")) {
     struct open_how how = {.flags = O_RDONLY};
     show_open("openat2", syscall(SYS_openat2, AT_FDCWD, arg, &how, sizeof(how)));
+  } else if (!strcmp(mode, "look")) {
+    /* Every way of looking at a name without opening it, as raw calls, so
+     * the static and the dynamic build make the same ones. */
+    struct stat st;
+    struct statx sx;
+    char link[256];
+    long r;
+#define LOOK(name, call)                                                   \
+  do {                                                                     \
+    r = (call);                                                            \
+    if (r < 0) printf("look %s: error %s\n", name, strerror(errno));       \
+    else printf("look %s: ok\n", name);                                    \
+  } while (0)
+    LOOK("stat", syscall(SYS_stat, arg, &st));
+    LOOK("lstat", syscall(SYS_lstat, arg, &st));
+    LOOK("newfstatat", syscall(SYS_newfstatat, AT_FDCWD, arg, &st, 0));
+    LOOK("newfstatat-empty-path-flag",
+         syscall(SYS_newfstatat, AT_FDCWD, arg, &st, AT_EMPTY_PATH));
+    LOOK("statx", syscall(SYS_statx, AT_FDCWD, arg, 0, STATX_SIZE, &sx));
+    LOOK("access", syscall(SYS_access, arg, F_OK));
+    LOOK("faccessat", syscall(SYS_faccessat, AT_FDCWD, arg, R_OK));
+    LOOK("faccessat2", syscall(SYS_faccessat2, AT_FDCWD, arg, F_OK, 0));
+    LOOK("readlink", syscall(SYS_readlink, arg, link, sizeof(link)));
+    LOOK("readlinkat", syscall(SYS_readlinkat, AT_FDCWD, arg, link, sizeof(link)));
+#undef LOOK
   } else if (!strcmp(mode, "write")) {
     long fd = open(arg, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd >= 0 && write((int)fd, "escaped", 7) == 7) printf("write: done\n");

@@ -26,6 +26,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/listener.h"
 #include "tests/run_process.h"
 #include "tests/sandbox.h"
 
@@ -35,41 +36,6 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-// A loopback port no policy here admits, whose thread accepts whatever
-// audit mode lets through.
-class DeniedListener {
- public:
-  DeniedListener() {
-    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-    listen(fd_, 64);
-    socklen_t len = sizeof(a);
-    getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
-    port_ = ntohs(a.sin_port);
-    thread_ = std::thread([this] {
-      while (!stop_) {
-        pollfd p = {fd_, POLLIN, 0};
-        if (poll(&p, 1, 50) <= 0) continue;
-        for (int c; (c = accept(fd_, nullptr, nullptr)) >= 0;) close(c);
-      }
-    });
-  }
-  ~DeniedListener() {
-    stop_ = true;
-    thread_.join();
-    close(fd_);
-  }
-  int port() const { return port_; }
-
- private:
-  int fd_ = -1;
-  int port_ = 0;
-  std::atomic<bool> stop_{false};
-  std::thread thread_;
-};
 
 // One decision of a run, as compared: what was judged and what judged it.
 std::string Key(const std::string& line) {
@@ -216,7 +182,8 @@ class Fidelity : public ::testing::Test {
   }
 
   TempDir dir_;
-  DeniedListener listener_;
+  // A loopback port no policy here admits; audit mode's connects land here.
+  Listener listener_;
   int runs_ = 0;
   static TempDir* tools_;
   static std::string build_error_;

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/listener.h"
 #include "tests/run_process.h"
 #include "tests/sandbox.h"
 
@@ -32,41 +33,6 @@ using ::testing::Not;
 
 constexpr char kUnshare[] = "/usr/bin/unshare";
 
-// A listener on one loopback address that counts the connections it
-// accepted; `port` 0 picks a free one.
-class Listener {
- public:
-  Listener(const char* address, int port) {
-    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(static_cast<uint16_t>(port));
-    inet_pton(AF_INET, address, &a.sin_addr);
-    ok_ = bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0 &&
-          listen(fd_, 16) == 0;
-    socklen_t len = sizeof(a);
-    getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
-    port_ = ntohs(a.sin_port);
-  }
-  ~Listener() { close(fd_); }
-  bool ok() const { return ok_; }
-  int port() const { return port_; }
-  int Accepted() {
-    int n = 0;
-    while (true) {
-      int c = accept(fd_, nullptr, nullptr);
-      if (c < 0) break;
-      close(c);
-      ++n;
-    }
-    return n;
-  }
-
- private:
-  int fd_;
-  int port_ = 0;
-  bool ok_ = false;
-};
 
 class NamesForStaticBinaries : public ::testing::Test {
  protected:

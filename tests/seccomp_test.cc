@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/listener.h"
 #include "tests/run_process.h"
 #include "tests/sandbox.h"
 
@@ -108,37 +109,6 @@ deny = ["rm *"]
   std::string secret_, static_bin_, dynamic_bin_, policy_;
 };
 
-// A loopback listener that counts the connections it accepted.
-class Listener {
- public:
-  Listener() {
-    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-    listen(fd_, 16);
-    socklen_t len = sizeof(a);
-    getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
-    port_ = ntohs(a.sin_port);
-  }
-  ~Listener() { close(fd_); }
-  int port() const { return port_; }
-  int Accepted() {
-    int n = 0;
-    while (true) {
-      int c = accept(fd_, nullptr, nullptr);
-      if (c < 0) break;
-      close(c);
-      ++n;
-    }
-    return n;
-  }
-
- private:
-  int fd_;
-  int port_;
-};
 
 TEST_F(Seccomp, AStaticBinaryCannotReadADeniedFile) {
   ProcessResult r = Run({static_bin_, "read", secret_});

@@ -29,6 +29,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/listener.h"
 #include "tests/run_process.h"
 #include "tests/sandbox.h"
 
@@ -166,47 +167,6 @@ TEST(JsonChecker, AcceptsAnAuditLineAndRejectsTornOrSplicedOnes) {
 
 // --- The world the runs share ---------------------------------------
 
-// A loopback listener whose thread accepts (and counts) every connection,
-// so connects never wait on a full backlog.
-class CountingListener {
- public:
-  CountingListener() {
-    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-    listen(fd_, 4096);
-    socklen_t len = sizeof(a);
-    getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
-    port_ = ntohs(a.sin_port);
-    thread_ = std::thread([this] {
-      while (!stop_) {
-        pollfd p = {fd_, POLLIN, 0};
-        if (poll(&p, 1, 50) <= 0) continue;
-        for (int c; (c = accept(fd_, nullptr, nullptr)) >= 0;) {
-          close(c);
-          ++accepted_;
-        }
-      }
-    });
-  }
-  ~CountingListener() {
-    stop_ = true;
-    thread_.join();
-    close(fd_);
-  }
-  int port() const { return port_; }
-  // Taken and reset, so each run counts its own.
-  int TakeAccepted() { return accepted_.exchange(0); }
-
- private:
-  int fd_ = -1;
-  int port_ = 0;
-  std::atomic<bool> stop_{false};
-  std::atomic<int> accepted_{0};
-  std::thread thread_;
-};
 
 // What one kind of program counted: per category, calls on denied targets,
 // those refused, and admitted calls that failed.
@@ -327,13 +287,13 @@ class World {
                      " & s=$!; wait $d; a=$?; wait $s; b=$?; exit $((a | b))"});
     ProcessOptions o = Options();
     o.timeout_seconds = kRunTimeoutSeconds;
-    ok_.TakeAccepted();
-    denied_.TakeAccepted();
+    ok_.Accepted();
+    denied_.Accepted();
     run.result = RunProcess(argv, o);
     // The listeners' thread may still be taking the last connections.
     usleep(200 * 1000);
-    run.accepted_ok = ok_.TakeAccepted();
-    run.accepted_denied = denied_.TakeAccepted();
+    run.accepted_ok = ok_.Accepted();
+    run.accepted_denied = denied_.Accepted();
     run.log_text = ReadFile(log);
     std::istringstream lines(run.log_text);
     for (std::string line; std::getline(lines, line);) {
@@ -357,7 +317,7 @@ class World {
   }
 
   TempDir dir_;
-  CountingListener ok_, denied_;
+  Listener ok_, denied_;
   std::string dynamic_, static_, policy_, denied_exe_, admitted_exe_,
       setup_error_;
   std::map<std::string, StressRun> runs_;

@@ -1,5 +1,7 @@
 #include "core/effective.h"
 
+#include <set>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
@@ -88,8 +90,12 @@ std::string EffectiveToml(const Policy& p) {
        {&p.filesystem.read, &p.filesystem.write, &p.filesystem.deny}) {
     for (const Entry& e : *list) paths.push_back(&e);
   }
+  // Once per path: a path listed twice (by the file and its preset, say)
+  // would be a key written twice, which TOML refuses.
+  std::set<absl::string_view> written;
   for (const Entry* e : paths) {
-    if (!e->resolved.empty() && e->resolved != e->value) {
+    if (!e->resolved.empty() && e->resolved != e->value &&
+        written.insert(e->value).second) {
       absl::StrAppend(&out, TomlQuote(e->value), " = ", TomlQuote(e->resolved),
                       "\n");
     }

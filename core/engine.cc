@@ -30,6 +30,10 @@ struct PathRule {
   bool Covers(absl::string_view path) const {
     return pattern.Covers(path) || (resolved && resolved->Covers(path));
   }
+  // Either spelling a pattern: the literal index cannot answer for it.
+  bool has_pattern() const {
+    return !pattern.is_literal() || (resolved && !resolved->is_literal());
+  }
 };
 
 template <typename Rule>
@@ -80,7 +84,7 @@ struct PathList {
     }
     if (patterns.MayCover(path)) {
       for (size_t i = 0; i < best; ++i) {
-        if (!rules[i].pattern.is_literal() && rules[i].Covers(path)) {
+        if (rules[i].has_pattern() && rules[i].Covers(path)) {
           best = i;
           break;
         }

@@ -282,7 +282,24 @@ INSTANTIATE_TEST_SUITE_P(
         LoadError{"DuplicateKey", "mode = \"audit\"\nmode = \"audit\"\n",
                   absl::StatusCode::kInvalidArgument, "p.toml:2:"},
         LoadError{"NotUtf8", "mode = \"\xff\xfe\"\n",
-                  absl::StatusCode::kInvalidArgument, "p.toml:1:"}),
+                  absl::StatusCode::kInvalidArgument, "p.toml:1:"},
+        // Found by fuzz/loader_fuzzer: toml++ asserted (abort) on these.
+        LoadError{"TomlAssertEmptyTableName", "[=]\n",
+                  absl::StatusCode::kInvalidArgument, "p.toml:1:"},
+        LoadError{"TomlAssertArrayClosedByBrace", "a = [}\n",
+                  absl::StatusCode::kInvalidArgument, "p.toml:1:"},
+        LoadError{"TomlAssertByteOrderMarkBeforeHeader", "\xef\xbb\xbf[}\n",
+                  absl::StatusCode::kInvalidArgument, "p.toml:1:"},
+        // Found by fuzz/loader_fuzzer: [resolved] values were not checked.
+        LoadError{"ResolvedEmpty",
+                  "[filesystem]\nread = [\"/a\"]\n[resolved]\n\"/a\" = \"\"\n",
+                  absl::StatusCode::kInvalidArgument,
+                  "p.toml:4:8: resolved./a: '' is not an absolute, clean path"},
+        LoadError{"ResolvedRelative",
+                  "[filesystem]\nread = [\"/a\"]\n[resolved]\n\"/a\" = \"b/c\"\n",
+                  absl::StatusCode::kInvalidArgument,
+                  "p.toml:4:8: resolved./a: 'b/c' is not an absolute, clean "
+                  "path"}),
     [](const ::testing::TestParamInfo<LoadError>& info) {
       return std::string(info.param.name);
     });
@@ -433,6 +450,23 @@ set = { B = "two words" }
 
 namespace klaunch {
 namespace {
+
+// Found by fuzz/loader_fuzzer: a symlinked path listed by the file and by
+// its preset wrote its [resolved] key twice, which is not TOML; the shim
+// then could not load the effective form and refused everything.
+TEST(Effective, APathListedTwiceIsResolvedOnceAndTheFormLoadsAgain) {
+  TempDir dir;
+  ASSERT_EQ(mkdir((dir.path() + "/real").c_str(), 0755), 0);
+  ASSERT_EQ(symlink("real", (dir.path() + "/link").c_str()), 0);
+  LoadContext ctx{dir.path(), "/nonexistent-home/me", ""};
+  Policy p = MustLoad(
+      "[filesystem]\nread = [\"link\"]\ndeny = [\"link\"]\n", ctx);
+  const std::string text = EffectiveToml(p);
+  absl::StatusOr<Policy> again = LoadPolicyText(text, "effective", ctx);
+  ASSERT_TRUE(again.ok()) << again.status() << "\n" << text;
+  EXPECT_EQ(again->filesystem.deny[0].resolved, dir.path() + "/real");
+  EXPECT_EQ(again->filesystem.read[0].resolved, dir.path() + "/real");
+}
 
 TEST(Effective, CarriesResolvedSpellingsSoReloadingLooksNothingUp) {
   TempDir dir;

@@ -269,13 +269,15 @@ absl::StatusOr<NetworkRule> NetworkRule::Parse(absl::string_view text) {
   if (!prefix_text.empty() || host.size() < split->host.size()) {
     return Bad(text, "a prefix length needs an address before it");
   }
-  if (LooksNumeric(host)) {
-    return Bad(text, "not a valid IPv4 address (write four decimal parts)");
-  }
   rule.kind_ = Kind::kHost;
   std::string lower = absl::AsciiStrToLower(host);
   if (!lower.empty() && lower.back() == '.') lower.pop_back();
   if (lower.empty()) return Bad(text, "empty host name");
+  // After the final dot is gone, as NormalizeHostName judges the names it
+  // is matched against: "0x7f." is no more a name than "0x7f".
+  if (LooksNumeric(lower)) {
+    return Bad(text, "not a valid IPv4 address (write four decimal parts)");
+  }
   for (absl::string_view label : absl::StrSplit(lower, '.')) {
     if (label != "*" && label != "**" && !LabelIsValid(label)) {
       return Bad(text, absl::StrCat("'", label,

@@ -396,6 +396,15 @@ TEST(NetworkRule, RejectsAnEmptyRule) {
             absl::StatusCode::kInvalidArgument);
 }
 
+// Found by fuzz/network_fuzzer: "0x7f." was taken for a host name no
+// connection could match, since the numeric check came before the final
+// dot was dropped.
+TEST(NetworkRule, ANumericNameWithAFinalDotIsRejectedLikeOneWithout) {
+  ExpectInvalid(NetworkRule::Parse("0x7f"), "not a valid IPv4 address");
+  ExpectInvalid(NetworkRule::Parse("0x7f."), "not a valid IPv4 address");
+  ExpectInvalid(NetworkRule::Parse("127.1."), "not a valid IPv4 address");
+}
+
 TEST(NetworkRule, RejectsBadPorts) {
   ExpectInvalid(NetworkRule::Parse("pypi.org:0"), "bad port");
   ExpectInvalid(NetworkRule::Parse("pypi.org:65536"), "bad port");

@@ -273,6 +273,8 @@ absl::StatusOr<NetworkRule> NetworkRule::Parse(absl::string_view text) {
   std::string lower = absl::AsciiStrToLower(host);
   if (!lower.empty() && lower.back() == '.') lower.pop_back();
   if (lower.empty()) return Bad(text, "empty host name");
+  // No name it could be matched against is longer (NormalizeHostName).
+  if (lower.size() > 253) return Bad(text, "host name longer than 253");
   // After the final dot is gone, as NormalizeHostName judges the names it
   // is matched against: "0x7f." is no more a name than "0x7f".
   if (LooksNumeric(lower)) {

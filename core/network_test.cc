@@ -405,6 +405,16 @@ TEST(NetworkRule, ANumericNameWithAFinalDotIsRejectedLikeOneWithout) {
   ExpectInvalid(NetworkRule::Parse("127.1."), "not a valid IPv4 address");
 }
 
+// Found by fuzz/network_fuzzer: a host rule longer than a name can be was
+// accepted and admitted nothing.
+TEST(NetworkRule, AHostNameLongerThan253IsRejected) {
+  const std::string label(63, 'a');
+  const std::string name = label + "." + label + "." + label + "." + label;
+  ASSERT_GT(name.size(), 253u);
+  ExpectInvalid(NetworkRule::Parse(name), "longer than 253");
+  EXPECT_TRUE(NetworkRule::Parse(name.substr(0, 253)).ok());
+}
+
 TEST(NetworkRule, RejectsBadPorts) {
   ExpectInvalid(NetworkRule::Parse("pypi.org:0"), "bad port");
   ExpectInvalid(NetworkRule::Parse("pypi.org:65536"), "bad port");

@@ -191,7 +191,10 @@ constexpr uint64_t kLogRoom = 1 << 20;
 
 // Why the audit log cannot hold a run's records, or "".
 std::string LogRoomProblem(int fd, const std::string& log) {
+  struct stat st;
   struct statvfs fs;
+  // A log that is no file (--log /dev/null, a pipe) takes no room.
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return "";
   if (fstatvfs(fd, &fs) != 0) return "";
   const uint64_t free_bytes = static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize;
   if (free_bytes >= kLogRoom) return "";
@@ -680,7 +683,8 @@ int RunProgram(const RunOptions& o) {
                                              "written (",
                                              strerror(why ? why : ENOSPC), ")")
                               : absl::StrCat(torn, " line(s) are torn"),
-                     "; CMD itself ran to its end"));
+                     " (CMD's own output does not pass through klaunch and "
+                     "is whole)"));
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return kExitKlaunchFailed;
   }
   if (WIFEXITED(status)) return WEXITSTATUS(status);

@@ -32,6 +32,8 @@ const char kUsage[] =
     "                  terminal (as unlisted = \"ask\"); no terminal: refused\n"
     "  --keep-orphans  leave descendants running when CMD exits (their calls\n"
     "                  the seccomp supervisor judged then fail with ENOSYS)\n"
+    "  --fail-on-refusal  exit 1 when CMD exited 0 but a call was refused\n"
+    "                  (with --audit: would have been)\n"
     "  --no-seccomp    no seccomp layer: only calls through libc are judged\n"
     "                  (static binaries and raw system calls are not)\n"
     "  --no-landlock   no Landlock ruleset under the shim and the supervisor\n"
@@ -109,6 +111,8 @@ absl::StatusOr<RunOptions> ParseRunOptions(
       }
     } else if (name == "--keep-orphans" && !has_inline) {
       o.keep_orphans = true;
+    } else if (name == "--fail-on-refusal" && !has_inline) {
+      o.fail_on_refusal = true;
     } else {
       return absl::InvalidArgumentError(
           absl::StrCat("unknown option '", a, "' (see klaunch --help)"));

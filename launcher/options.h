@@ -21,6 +21,9 @@ struct RunOptions {
   bool quiet = false;       // --quiet
   bool verbose = false;     // --verbose
   bool keep_orphans = false;
+  // --fail-on-refusal: exit 1 when CMD exited 0 but a call was refused (in
+  // audit mode: would have been).
+  bool fail_on_refusal = false;
   bool ask = false;         // --ask: unlisted commands are asked about
   bool no_seccomp = false;  // --no-seccomp: the shim alone judges
   bool no_landlock = false;  // --no-landlock: no kernel floor

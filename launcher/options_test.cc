@@ -18,6 +18,14 @@ TEST(RunOptions, OptionsStopAtTheFirstWordOfTheCommand) {
   EXPECT_THAT(o->command, ElementsAre("python3", "--audit"));
 }
 
+TEST(RunOptions, FailOnRefusalIsAFlagThatTakesNoValue) {
+  absl::StatusOr<RunOptions> o =
+      ParseRunOptions({"--fail-on-refusal", "--", "true"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_TRUE(o->fail_on_refusal);
+  EXPECT_FALSE(ParseRunOptions({"--fail-on-refusal=yes", "true"}).ok());
+}
+
 TEST(RunOptions, DoubleDashEndsTheOptions) {
   absl::StatusOr<RunOptions> o = ParseRunOptions({"--log=x.jsonl", "--", "--weird"});
   ASSERT_TRUE(o.ok()) << o.status();

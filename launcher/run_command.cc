@@ -657,8 +657,9 @@ int RunProgram(const RunOptions& o) {
     Say(absl::StrCat(o.command[0], ": ", strerror(exec_errno)));
     return exec_errno == ENOENT ? kExitNotFound : kExitCannotRun;
   }
-  int torn = 0;
-  const std::string summary = Summarize(log, engine->audit(), o.verbose, &torn);
+  LogCounts counts;
+  const std::string summary = Summarize(log, engine->audit(), o.verbose, &counts);
+  const int torn = counts.unreadable;
   const uint64_t lost = lost_records.load();
   if (!o.quiet) {
     std::fputs(summary.c_str(), stderr);
@@ -686,6 +687,17 @@ int RunProgram(const RunOptions& o) {
                      " (CMD's own output does not pass through klaunch and "
                      "is whole)"));
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return kExitKlaunchFailed;
+  }
+  // A program that swallowed its refusals must not look like a success to
+  // the CI job or harness that runs it; its own failure is kept.
+  if (o.fail_on_refusal && counts.refusals > 0 && WIFEXITED(status) &&
+      WEXITSTATUS(status) == 0) {
+    Say(absl::StrCat("--fail-on-refusal: CMD exited 0, but ", counts.refusals,
+                     counts.refusals == 1 ? " call was" : " calls were",
+                     engine->audit() ? " would have been refused (audit mode)"
+                                     : " refused",
+                     "; exiting 1 (audit log: ", log, ")"));
+    return 1;
   }
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);

@@ -11,7 +11,7 @@
 namespace klaunch {
 
 std::string Summarize(const std::string& log_path, bool audit, bool verbose,
-                      int* unreadable_out) {
+                      LogCounts* counts) {
   std::map<std::string, int> by_kind;
   std::map<std::string, int> by_target;
   int total = 0, unreadable = 0;
@@ -28,7 +28,7 @@ std::string Summarize(const std::string& log_path, bool audit, bool verbose,
     ++by_kind[e->access.empty() ? e->op : e->access];
     ++by_target[e->target];
   }
-  if (unreadable_out != nullptr) *unreadable_out = unreadable;
+  if (counts != nullptr) *counts = LogCounts{total, unreadable};
   if (total == 0 && unreadable == 0) {
     if (!verbose) return "";
     return absl::StrCat("klaunch: nothing was ", audit ? "found to refuse" : "refused",

@@ -9,11 +9,17 @@
 
 namespace klaunch {
 
+// What a log holds: its refusals (would-be refusals in audit mode) and the
+// lines that are no whole record (a torn write).
+struct LogCounts {
+  int refusals = 0;
+  int unreadable = 0;
+};
+
 // The text to print for the log at `log_path` ("" when nothing was refused
-// and not `verbose`). `unreadable`, when given, receives the number of lines
-// that are no whole record (a torn write).
+// and not `verbose`); `counts`, when given, receives what it counted.
 std::string Summarize(const std::string& log_path, bool audit, bool verbose,
-                      int* unreadable = nullptr);
+                      LogCounts* counts = nullptr);
 
 }  // namespace klaunch
 

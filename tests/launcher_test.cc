@@ -74,6 +74,42 @@ TEST(Launcher, TheProgramsExitStatusIsKlaunchs) {
   EXPECT_EQ(l.Run({"--", "/bin/sh", "-c", "exit 3"}).exit_code, 3);
 }
 
+// A program that ignores EACCES and exits 0: the latch makes it exit 1 and
+// says why; without the latch its status is its own.
+TEST(Launcher, FailOnRefusalTurnsASwallowedRefusalIntoExit1) {
+  Launcher l;
+  const std::vector<std::string> swallow = {
+      "--", "/bin/sh", "-c", "cat /etc/shadow 2>/dev/null; echo done"};
+  std::vector<std::string> args = {"--fail-on-refusal"};
+  args.insert(args.end(), swallow.begin(), swallow.end());
+  ProcessResult r = l.Run(args);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.out, "done\n");
+  EXPECT_THAT(r.err, HasSubstr("--fail-on-refusal: CMD exited 0, but 1 call "
+                               "was refused; exiting 1"));
+  EXPECT_EQ(l.Run(swallow).exit_code, 0);
+}
+
+// In a dry run nothing is refused, so the latch is on would-deny records:
+// a check that a policy is enough for a workload.
+TEST(Launcher, FailOnRefusalInAuditModeLatchesOnWhatWouldBeRefused) {
+  Launcher l;
+  ProcessResult r = l.Run({"--audit", "--fail-on-refusal", "--", "/bin/sh",
+                           "-c", "cat /etc/shadow > /dev/null"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("would have been refused (audit mode)"));
+  r = l.Run({"--audit", "--fail-on-refusal", "--", "/bin/cat", "/etc/hostname"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+TEST(Launcher, FailOnRefusalKeepsTheProgramsOwnFailure) {
+  Launcher l;
+  ProcessResult r = l.Run({"--fail-on-refusal", "--", "/bin/sh", "-c",
+                           "cat /etc/shadow 2>/dev/null; exit 3"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_THAT(r.err, Not(HasSubstr("--fail-on-refusal")));
+}
+
 TEST(Launcher, AProgramKilledBySignalNGivesStatus128PlusN) {
   Launcher l;
   EXPECT_EQ(l.Run({"--", "/bin/sh", "-c", "kill -9 $$"}).exit_code, 137);

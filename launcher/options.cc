@@ -1,7 +1,11 @@
 #include "launcher/options.h"
 
+#include <algorithm>
+#include <cctype>
+
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
 namespace klaunch {
@@ -34,6 +38,8 @@ const char kUsage[] =
     "                  the seccomp supervisor judged then fail with ENOSYS)\n"
     "  --fail-on-refusal  exit 1 when CMD exited 0 but a call was refused\n"
     "                  (with --audit: would have been)\n"
+    "  --timeout D     when D (90s, 10m, 1h) passes, SIGTERM to the whole\n"
+    "                  tree, SIGKILL after --kill-after D (default 5s); exit 124\n"
     "  --no-seccomp    no seccomp layer: only calls through libc are judged\n"
     "                  (static binaries and raw system calls are not)\n"
     "  --no-landlock   no Landlock ruleset under the shim and the supervisor\n"
@@ -43,6 +49,46 @@ const char kUsage[] =
     "exit status: CMD's own; 128+N when CMD was killed by signal N; 125 when\n"
     "klaunch fails (bad policy, bad option); 126 when CMD cannot be run (or\n"
     "the policy refuses it); 127 when CMD is not found.\n";
+
+absl::StatusOr<int64_t> ParseDuration(const std::string& option,
+                                      const std::string& text) {
+  auto bad = [&](const char* why) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        option, " ", text, ": ", why,
+        " (write a number with s, m, h or ms: 90s, 10m, 1.5h)"));
+  };
+  size_t end = 0;
+  while (end < text.size() &&
+         (std::isdigit(static_cast<unsigned char>(text[end])) ||
+          text[end] == '.')) {
+    ++end;
+  }
+  const std::string number = text.substr(0, end), unit = text.substr(end);
+  double value = 0;
+  if (number.empty() || number == "." ||
+      std::count(number.begin(), number.end(), '.') > 1 ||
+      !absl::SimpleAtod(number, &value)) {
+    return bad("not a duration");
+  }
+  double scale;
+  if (unit.empty() || unit == "s") {
+    scale = 1000;
+  } else if (unit == "ms") {
+    scale = 1;
+  } else if (unit == "m") {
+    scale = 60 * 1000;
+  } else if (unit == "h") {
+    scale = 3600 * 1000;
+  } else if (unit == "d") {
+    scale = 86400 * 1000;
+  } else {
+    return bad("unknown unit");
+  }
+  const double ms = value * scale;
+  if (ms < 1) return bad("must be at least 1ms");
+  if (ms > 365.0 * 86400 * 1000) return bad("longer than a year");
+  return static_cast<int64_t>(ms);
+}
 
 absl::StatusOr<RunOptions> ParseRunOptions(
     const std::vector<std::string>& args) {
@@ -113,6 +159,14 @@ absl::StatusOr<RunOptions> ParseRunOptions(
       o.keep_orphans = true;
     } else if (name == "--fail-on-refusal" && !has_inline) {
       o.fail_on_refusal = true;
+    } else if (name == "--timeout" || name == "--kill-after") {
+      std::string text;
+      s = take(&text);
+      if (s.ok()) {
+        absl::StatusOr<int64_t> ms = ParseDuration(name, text);
+        if (!ms.ok()) return ms.status();
+        (name == "--timeout" ? o.timeout_ms : o.kill_after_ms) = *ms;
+      }
     } else {
       return absl::InvalidArgumentError(
           absl::StrCat("unknown option '", a, "' (see klaunch --help)"));

@@ -26,6 +26,29 @@ TEST(RunOptions, FailOnRefusalIsAFlagThatTakesNoValue) {
   EXPECT_FALSE(ParseRunOptions({"--fail-on-refusal=yes", "true"}).ok());
 }
 
+TEST(RunOptions, DurationsReadLikeTimeouts) {
+  EXPECT_EQ(*ParseDuration("--timeout", "90s"), 90000);
+  EXPECT_EQ(*ParseDuration("--timeout", "10m"), 600000);
+  EXPECT_EQ(*ParseDuration("--timeout", "1.5h"), 5400000);
+  EXPECT_EQ(*ParseDuration("--timeout", "250ms"), 250);
+  EXPECT_EQ(*ParseDuration("--timeout", "2"), 2000);
+  absl::StatusOr<RunOptions> o =
+      ParseRunOptions({"--timeout=1m", "--kill-after", "2s", "--", "true"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->timeout_ms, 60000);
+  EXPECT_EQ(o->kill_after_ms, 2000);
+  EXPECT_EQ(ParseRunOptions({"--", "true"})->kill_after_ms, 5000);
+}
+
+TEST(RunOptions, ABadDurationNamesTheOptionAndTheText) {
+  for (const char* bad : {"", "x", "0", "0s", "-1s", "1.2.3s", "5y", "s"}) {
+    absl::StatusOr<RunOptions> o = ParseRunOptions({"--timeout", bad, "true"});
+    ASSERT_FALSE(o.ok()) << bad;
+    EXPECT_THAT(std::string(o.status().message()),
+                HasSubstr(std::string("--timeout ") + bad + ":"));
+  }
+}
+
 TEST(RunOptions, DoubleDashEndsTheOptions) {
   absl::StatusOr<RunOptions> o = ParseRunOptions({"--log=x.jsonl", "--", "--weird"});
   ASSERT_TRUE(o.ok()) << o.status();

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
@@ -14,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -231,10 +233,9 @@ bool AllowProgram(const Engine& engine, const std::string& program,
   return false;
 }
 
-// The pids whose parent is klaunch (orphans reparented to it included).
-std::vector<pid_t> Children() {
-  std::vector<pid_t> out;
-  const pid_t self = getpid();
+// Every process with its parent, from /proc.
+std::vector<std::pair<pid_t, pid_t>> ProcessParents() {
+  std::vector<std::pair<pid_t, pid_t>> out;
   DIR* d = opendir("/proc");
   if (d == nullptr) return out;
   while (dirent* e = readdir(d)) {
@@ -255,11 +256,35 @@ std::vector<pid_t> Children() {
     char state;
     long ppid;
     if (std::sscanf(close_paren + 1, " %c %ld", &state, &ppid) == 2 &&
-        ppid == self) {
-      out.push_back(static_cast<pid_t>(pid));
+        state != 'Z') {
+      out.emplace_back(static_cast<pid_t>(pid), static_cast<pid_t>(ppid));
     }
   }
   closedir(d);
+  return out;
+}
+
+// The pids whose parent is klaunch (orphans reparented to it included).
+std::vector<pid_t> Children() {
+  std::vector<pid_t> out;
+  const pid_t self = getpid();
+  for (const auto& [pid, ppid] : ProcessParents()) {
+    if (ppid == self) out.push_back(pid);
+  }
+  return out;
+}
+
+// Every live process below klaunch: as its subreaper, those that
+// double-forked or changed session are still in its tree.
+std::vector<pid_t> Descendants() {
+  const std::vector<std::pair<pid_t, pid_t>> all = ProcessParents();
+  std::vector<pid_t> out = {getpid()};
+  for (size_t i = 0; i < out.size(); ++i) {
+    for (const auto& [pid, ppid] : all) {
+      if (ppid == out[i]) out.push_back(pid);
+    }
+  }
+  out.erase(out.begin());
   return out;
 }
 
@@ -287,6 +312,65 @@ void EndOrphans() {
     ReapAll();
     if (waitpid(-1, nullptr, WNOHANG) < 0 && errno == ECHILD) return;
   }
+}
+
+int64_t NowMs() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
+
+// Waits up to `ms` for `child` to exit, without reaping it: true when it
+// has.
+bool WaitFor(pid_t child, int64_t ms) {
+  const int64_t deadline = NowMs() + ms;
+  const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, child, 0));
+  while (true) {
+    const int64_t left = deadline - NowMs();
+    siginfo_t info{};
+    if (waitid(P_PID, child, &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+        info.si_pid == child) {
+      break;
+    }
+    if (left <= 0) {
+      if (pidfd >= 0) close(pidfd);
+      return false;
+    }
+    if (pidfd >= 0) {
+      pollfd p = {pidfd, POLLIN, 0};
+      poll(&p, 1, static_cast<int>(std::min<int64_t>(left, 1000)));
+    } else {
+      struct timespec ts = {0, 20 * 1000 * 1000};
+      nanosleep(&ts, nullptr);
+    }
+  }
+  if (pidfd >= 0) close(pidfd);
+  return true;
+}
+
+// Ends the whole tree: SIGTERM to every descendant, SIGKILL to those still
+// there after `grace_ms`, until none is left. Returns how many needed KILL.
+int EndTree(int64_t grace_ms) {
+  for (pid_t p : Descendants()) kill(p, SIGTERM);
+  const int64_t kill_at = NowMs() + grace_ms;
+  std::vector<pid_t> killed;
+  while (true) {
+    ReapAll();
+    const std::vector<pid_t> left = Descendants();
+    if (left.empty()) break;
+    if (NowMs() >= kill_at) {
+      for (pid_t p : left) {
+        if (std::find(killed.begin(), killed.end(), p) == killed.end()) {
+          killed.push_back(p);
+        }
+        kill(p, SIGKILL);
+      }
+    }
+    struct timespec ts = {0, 20 * 1000 * 1000};
+    nanosleep(&ts, nullptr);
+  }
+  ReapAll();
+  return static_cast<int>(killed.size());
 }
 
 // What the child writes to klaunch when it could not become the program.
@@ -625,12 +709,19 @@ int RunProgram(const RunOptions& o) {
   close(report[0]);
 
   int status = 0;
-  while (true) {
-    pid_t r = waitpid(-1, &status, 0);
-    if (r == child) break;
-    if (r < 0 && errno != EINTR) {
-      status = 0;
-      break;
+  bool timed_out = false;
+  int needed_kill = 0;
+  if (o.timeout_ms > 0 && !WaitFor(child, o.timeout_ms)) {
+    timed_out = true;
+    needed_kill = EndTree(o.kill_after_ms);
+  } else {
+    while (true) {
+      pid_t r = waitpid(-1, &status, 0);
+      if (r == child) break;
+      if (r < 0 && errno != EINTR) {
+        status = 0;
+        break;
+      }
     }
   }
   g_child = 0;
@@ -687,6 +778,18 @@ int RunProgram(const RunOptions& o) {
                      " (CMD's own output does not pass through klaunch and "
                      "is whole)"));
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return kExitKlaunchFailed;
+  }
+  if (timed_out) {
+    Say(absl::StrCat("--timeout: ", o.timeout_ms / 1000.0,
+                     " s passed; the whole tree got SIGTERM",
+                     needed_kill > 0
+                         ? absl::StrCat(", and ", needed_kill,
+                                        " process(es) still running ",
+                                        o.kill_after_ms / 1000.0,
+                                        " s later got SIGKILL")
+                         : "",
+                     "; exiting 124"));
+    return kExitTimedOut;
   }
   // A program that swallowed its refusals must not look like a success to
   // the CI job or harness that runs it; its own failure is kept.

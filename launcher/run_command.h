@@ -15,6 +15,7 @@
 namespace klaunch {
 
 // Exit statuses of klaunch itself, as env(1) and timeout(1) use them.
+inline constexpr int kExitTimedOut = 124;  // --timeout, as timeout(1)
 inline constexpr int kExitKlaunchFailed = 125;
 inline constexpr int kExitCannotRun = 126;
 inline constexpr int kExitNotFound = 127;

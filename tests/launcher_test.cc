@@ -110,6 +110,45 @@ TEST(Launcher, FailOnRefusalKeepsTheProgramsOwnFailure) {
   EXPECT_THAT(r.err, Not(HasSubstr("--fail-on-refusal")));
 }
 
+// True while `pid` (written by the program into `file`) is alive.
+bool Alive(const std::string& file) {
+  const std::string text = ReadFile(file);
+  const int pid = text.empty() ? 0 : std::stoi(text);
+  return pid > 0 && kill(pid, 0) == 0;
+}
+
+TEST(Launcher, ATimeoutEndsATreeThatIgnoresSigtermAndExits124) {
+  Launcher l;
+  const std::string pid = l.Path("pid");
+  ProcessResult r = l.Run({"--timeout", "1s", "--kill-after", "1s", "--",
+                           "/bin/sh", "-c",
+                           "trap '' TERM; sleep 60 & echo $! > " + pid +
+                               "; wait"});
+  EXPECT_EQ(r.exit_code, 124) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("--timeout: 1 s passed; the whole tree got "
+                               "SIGTERM, and 2 process(es) still running"));
+  EXPECT_FALSE(Alive(pid)) << "a process that ignored SIGTERM outlived klaunch";
+}
+
+// A grandchild in a session of its own, holding klaunch's stdout open:
+// still klaunch's to end (it is their subreaper), and the pipe then closes.
+TEST(Launcher, ATimeoutEndsADoubleForkedDescendantHoldingTheOutputPipe) {
+  Launcher l;
+  const std::string pid = l.Path("pid");
+  ProcessResult r = l.Run(
+      {"--timeout", "1s", "--", "/bin/sh", "-c",
+       "setsid sh -c 'sleep 60 & echo $! > " + pid + "' & sleep 60"});
+  EXPECT_EQ(r.exit_code, 124) << r.err;
+  EXPECT_FALSE(Alive(pid)) << "the double-forked sleep outlived klaunch";
+}
+
+TEST(Launcher, AProgramThatEndsInTimeKeepsItsStatus) {
+  Launcher l;
+  EXPECT_EQ(l.Run({"--timeout", "30s", "--", "/bin/sh", "-c", "exit 3"})
+                .exit_code,
+            3);
+}
+
 TEST(Launcher, AProgramKilledBySignalNGivesStatus128PlusN) {
   Launcher l;
   EXPECT_EQ(l.Run({"--", "/bin/sh", "-c", "kill -9 $$"}).exit_code, 137);

@@ -1,6 +1,7 @@
 #include "core/engine.h"
 
 #include <fcntl.h>
+#include <unistd.h>
 
 #include <optional>
 #include <utility>
@@ -148,6 +149,13 @@ Access OpenAccess(int flags) {
     return Access::kWrite;
   }
   return Access::kRead;
+}
+
+Access AccessModeAccess(int mode) {
+  if (mode & W_OK) return Access::kWrite;
+  if (mode & R_OK) return Access::kRead;
+  if (mode & X_OK) return Access::kExec;
+  return Access::kStat;
 }
 
 absl::string_view AccessName(Access access) {

@@ -51,6 +51,9 @@ absl::string_view AccessName(Access access);
 // What an open with these flags asks for: kStat for O_PATH, kWrite for any
 // write, create, truncate or O_TMPFILE, kRead otherwise.
 Access OpenAccess(int flags);
+// What access(2) with this mode asks for: the strongest of W_OK, R_OK, X_OK;
+// kStat for F_OK.
+Access AccessModeAccess(int mode);
 absl::string_view VerdictName(Verdict verdict);
 
 struct Decision {

@@ -8,9 +8,10 @@
 // so a name rewritten by another thread after the judgement changes
 // nothing.
 //
-// Decoding is decode.h's (DecodeLook). Not here: fd-only looks. The filter lets AT_EMPTY_PATH calls on a
-// descriptor through unasked, because libc's own fstat is one, and BPF
-// cannot read whether the name is really empty (SECURITY.md).
+// Decoding is decode.h's (DecodeLook). Not here: fd-only looks. The filter
+// lets AT_EMPTY_PATH calls on a descriptor through unasked, because libc's
+// own fstat is one, and BPF cannot read whether the name is really empty
+// (SECURITY.md).
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -26,13 +27,6 @@
 
 namespace klaunch::supervise {
 namespace {
-
-Access AccessOfMode(int mode) {
-  if (mode & W_OK) return Access::kWrite;
-  if (mode & R_OK) return Access::kRead;
-  if (mode & X_OK) return Access::kExec;
-  return Access::kStat;
-}
 
 // Pins and judges what `look` names; 0 or the -errno to answer with.
 int Judge(Call& c, const LookCall& look, Access access, Resolved* r) {
@@ -64,7 +58,7 @@ Answer Give(Call& c, uint64_t out, const void* data, size_t size,
 
 Answer Look(Call& c, const LookCall& look) {
   const Access access =
-      look.kind == LookCall::kAccess ? AccessOfMode(look.mode) : Access::kStat;
+      look.kind == LookCall::kAccess ? AccessModeAccess(look.mode) : Access::kStat;
   Resolved r;
   if (int e = Judge(c, look, access, &r); e < 0) return Answer::Error(-e);
   const int pin = r.object.get();

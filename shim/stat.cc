@@ -107,16 +107,9 @@ long StatxAt(int dirfd, const char* path, int flags, unsigned mask,
       (flags & AT_EMPTY_PATH) != 0);
 }
 
-Access AccessFor(int mode) {
-  if (mode & W_OK) return Access::kWrite;
-  if (mode & R_OK) return Access::kRead;
-  if (mode & X_OK) return Access::kExec;
-  return kS;
-}
-
 long AccessAt(const char* op, int dirfd, const char* path, int mode,
               int flags) {
-  return AtFlags(op, AccessFor(mode), dirfd, path, flags,
+  return AtFlags(op, AccessModeAccess(mode), dirfd, path, flags,
                  [&](int d, const char* p, int f) {
                    return sys(SYS_faccessat2, d, p, mode, f);
                  });

@@ -1,7 +1,10 @@
 #include "core/audit.h"
 
+#include <fcntl.h>
 #include <time.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
@@ -173,6 +176,16 @@ void FormatAuditTime(char* out, size_t size) {
   const long long y = yoe + era * 400 + (m <= 2);
   std::snprintf(out, size, "%04lld-%02u-%02uT%02lld:%02lld:%02lld.%03ldZ", y, m,
                 d, rem / 3600, rem / 60 % 60, rem % 60, ts.tv_nsec / 1000000);
+}
+
+int AppendAuditLine(const std::string& log, const std::string& line) {
+  const int fd =
+      open(log.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return errno;
+  const ssize_t n = write(fd, line.data(), line.size());
+  const int err = n < 0 ? errno : ENOSPC;
+  close(fd);
+  return n == static_cast<ssize_t>(line.size()) ? 0 : err;
 }
 
 }  // namespace klaunch

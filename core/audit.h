@@ -11,8 +11,9 @@
 // which layer decided ("shim", "seccomp", "launcher"). The launcher's first
 // line of a run is no decision: op "start", verdict "info", the command in
 // "command" and the layers in force in "message". This module
-// formats and reads lines; writing them (one write on an O_APPEND file, so
-// that concurrent processes never interleave) is the caller's.
+// formats and reads lines, and appends them for klaunch (one write on an
+// O_APPEND file, so that concurrent processes never interleave); the shim
+// writes its own with raw calls.
 
 #ifndef KLAUNCH_CORE_AUDIT_H_
 #define KLAUNCH_CORE_AUDIT_H_
@@ -40,6 +41,12 @@ struct AuditEvent {
 
 // The line, newline included.
 std::string FormatAuditLine(const AuditEvent& event);
+
+// Appends `line` to the log with one write on an O_APPEND descriptor, so
+// that concurrent writers never interleave inside a line. 0, or the errno
+// that kept the whole line out (ENOSPC for a short write). The shim writes
+// with its own raw calls instead (shim/judge.cc).
+int AppendAuditLine(const std::string& log, const std::string& line);
 
 // Reads a line FormatAuditLine wrote (or one with more fields); nullopt for
 // anything else.

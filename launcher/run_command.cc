@@ -179,13 +179,7 @@ std::string GetVar(const std::vector<std::string>& env, absl::string_view name) 
 
 // 0, or the errno that kept the whole line from the log.
 int AppendEvent(const std::string& log, const AuditEvent& e) {
-  int fd = open(log.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0) return errno;
-  const std::string line = FormatAuditLine(e);
-  const ssize_t n = write(fd, line.data(), line.size());
-  const int err = n < 0 ? errno : ENOSPC;
-  close(fd);
-  return n == static_cast<ssize_t>(line.size()) ? 0 : err;
+  return AppendAuditLine(log, FormatAuditLine(e));
 }
 
 // Below this much free space a run would lose records as it went.

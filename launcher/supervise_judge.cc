@@ -29,18 +29,8 @@ void Call::Record(const char* op, const std::string& what, const char* access,
         when, target_.tgid(), target_.exe(), op, what, access,
         audit ? "would_deny" : "deny", std::string(d.rule), d.message,
         "seccomp", command});
-    // One write on an O_APPEND descriptor, like the shim's.
-    const int fd = open(settings_.log.c_str(),
-                        O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-    ssize_t written = -1;
-    int error = errno;
-    if (fd >= 0) {
-      written = write(fd, line.data(), line.size());
-      error = written < 0 ? errno : ENOSPC;
-      close(fd);
-    }
-    if (written != static_cast<ssize_t>(line.size())) {
-      CountLostRecord(settings_, error);
+    if (int e = AppendAuditLine(settings_.log, line); e != 0) {
+      CountLostRecord(settings_, e);
     }
   }
   if (settings_.verbose) {

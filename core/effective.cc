@@ -3,7 +3,6 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 
 namespace klaunch {
 namespace {
@@ -43,7 +42,12 @@ std::string TomlQuote(absl::string_view text) {
         break;
       default:
         if (c < 0x20 || c == 0x7f) {
-          absl::StrAppendFormat(&out, "\\u%04x", c);
+          // By hand: the shim links this file, and str_format is not PIC in
+          // Debian's Abseil.
+          static constexpr char kHex[] = "0123456789abcdef";
+          out += "\\u00";
+          out.push_back(kHex[c >> 4]);
+          out.push_back(kHex[c & 15]);
         } else {
           out.push_back(static_cast<char>(c));
         }
@@ -82,6 +86,34 @@ std::string EffectiveToml(const Policy& p) {
   absl::StrAppend(&out, p.env.set.empty() ? "}\n" : " }\n");
   absl::StrAppend(&out, "\n[system]\n");
   AppendList(&out, "allow", p.system.allow);
+  for (const ProgramSection& ps : p.programs) {
+    const std::string head = absl::StrCat("\n[", ps.key);
+    absl::StrAppend(&out, head, ".filesystem]\n");
+    if (ps.read) AppendList(&out, "read", *ps.read);
+    if (ps.write) AppendList(&out, "write", *ps.write);
+    AppendList(&out, "deny", ps.deny);
+    if (ps.workspace_writable) {
+      absl::StrAppend(&out, "workspace_writable = ",
+                      *ps.workspace_writable ? "true" : "false", "\n");
+    }
+    absl::StrAppend(&out, head, ".commands]\n");
+    if (ps.allow_prefixes) AppendList(&out, "allow_prefixes", *ps.allow_prefixes);
+    if (ps.allow) AppendList(&out, "allow", *ps.allow);
+    if (ps.allow_patterns) AppendList(&out, "allow_patterns", *ps.allow_patterns);
+    AppendList(&out, "deny", ps.command_deny);
+    if (ps.unlisted) {
+      absl::StrAppend(&out, "unlisted = ", TomlQuote(UnlistedName(*ps.unlisted)),
+                      "\n");
+    }
+    absl::StrAppend(&out, head, ".network]\n");
+    if (ps.network_allow) AppendList(&out, "allow", *ps.network_allow);
+    if (ps.unix_abstract) {
+      absl::StrAppend(&out, "unix_abstract = ",
+                      *ps.unix_abstract ? "true" : "false", "\n");
+    }
+    absl::StrAppend(&out, head, ".env]\n");
+    if (ps.env_keep) AppendList(&out, "keep", *ps.env_keep);
+  }
   // How the paths resolved through symlinks when the policy was loaded, so
   // that loading this form again looks nothing up.
   absl::StrAppend(&out, "\n[resolved]\n");
@@ -89,6 +121,13 @@ std::string EffectiveToml(const Policy& p) {
   for (const auto* list :
        {&p.filesystem.read, &p.filesystem.write, &p.filesystem.deny}) {
     for (const Entry& e : *list) paths.push_back(&e);
+  }
+  for (const ProgramSection& ps : p.programs) {
+    for (const auto* list : {ps.read ? &*ps.read : nullptr,
+                             ps.write ? &*ps.write : nullptr, &ps.deny}) {
+      if (list == nullptr) continue;
+      for (const Entry& e : *list) paths.push_back(&e);
+    }
   }
   // Once per path: a path listed twice (by the file and its preset, say)
   // would be a key written twice, which TOML refuses.

@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "core/path_set.h"
+#include "core/programs.h"
 
 namespace klaunch {
 namespace {
@@ -186,6 +187,11 @@ absl::string_view VerdictName(Verdict verdict) {
 
 struct Engine::Compiled {
   Policy policy;
+  // A section's engine: `programs."curl"`, the rule its refusals name.
+  std::string label;
+  // The engine of each program section (index as in policy.programs), built
+  // from SectionPolicy; empty in a section's own engine.
+  std::vector<std::unique_ptr<const Engine>> sections;
   std::optional<PathRule> workspace;
   PathList read, write, deny;
   std::vector<klaunch::Compiled<CommandRule>> prefixes, globs, patterns,
@@ -202,8 +208,9 @@ struct Engine::Compiled {
   }
 };
 
-absl::StatusOr<Engine> Engine::Create(const Policy& policy) {
-  auto c = std::make_unique<Compiled>();
+absl::StatusOr<std::shared_ptr<Engine::Compiled>> Engine::Compile(
+    const Policy& policy) {
+  auto c = std::make_shared<Compiled>();
   c->policy = policy;
   const Policy& p = c->policy;
   if (!p.filesystem.workspace.value.empty()) {
@@ -237,19 +244,114 @@ absl::StatusOr<Engine> Engine::Create(const Policy& policy) {
     if (!rule.ok()) return WithPlace(entry, rule.status());
     c->network.push_back({&entry, *std::move(rule)});
   }
-  return Engine(std::move(c));
+  return c;
 }
 
-Engine::Engine(std::unique_ptr<Compiled> compiled) : c_(std::move(compiled)) {}
+absl::StatusOr<Engine> Engine::Create(const Policy& policy) {
+  absl::StatusOr<std::shared_ptr<Compiled>> c = Compile(policy);
+  if (!c.ok()) return c.status();
+  std::shared_ptr<Compiled> top = *std::move(c);
+  Engine engine(top);
+  for (const ProgramSection& section : policy.programs) {
+    if (absl::Status s = CheckNarrows(engine, section); !s.ok()) return s;
+    absl::StatusOr<std::shared_ptr<Compiled>> narrowed =
+        Compile(SectionPolicy(policy, section));
+    if (!narrowed.ok()) return narrowed.status();
+    (*narrowed)->label = section.key;
+    top->sections.push_back(
+        std::unique_ptr<const Engine>(new Engine(*std::move(narrowed))));
+  }
+  return engine;
+}
+
+absl::StatusOr<Engine> Engine::Narrow(absl::Span<const int> chain) const {
+  Engine narrowed(c_);
+  for (int i : chain) {
+    if (i < 0 || static_cast<size_t>(i) >= c_->sections.size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the policy has no program section ", i));
+    }
+    narrowed.chain_.push_back(i);
+  }
+  return narrowed;
+}
+
+Engine::Engine(std::shared_ptr<const Compiled> compiled)
+    : c_(std::move(compiled)) {}
 Engine::Engine(Engine&&) noexcept = default;
 Engine& Engine::operator=(Engine&&) noexcept = default;
 Engine::~Engine() = default;
 
-bool Engine::has_deny_rules() const { return !c_->deny.empty(); }
+bool Engine::has_deny_rules() const {
+  if (!c_->deny.empty()) return true;
+  for (int i : chain_) {
+    if (!c_->sections[i]->c_->deny.empty()) return true;
+  }
+  return false;
+}
+absl::string_view Engine::program() const {
+  return chain_.empty() ? absl::string_view()
+                        : c_->policy.programs[chain_.back()].name;
+}
+
+template <typename Check>
+Decision Engine::Narrowed(Decision d, Check check) const {
+  if (chain_.empty() || d.verdict == Verdict::kDeny) return d;
+  for (int i : chain_) {
+    const Engine& section = *c_->sections[i];
+    Decision e = check(section);
+    if (e.verdict == Verdict::kAllow) continue;
+    e.rule = section.c_->label;
+    e.message = absl::StrCat(e.message, " [", section.c_->label,
+                             " narrows this program]");
+    if (e.verdict == Verdict::kDeny) return e;
+    if (d.verdict == Verdict::kAllow) d = std::move(e);
+  }
+  return d;
+}
+
+Decision Engine::CheckPath(Access access, absl::string_view path) const {
+  return Narrowed(OwnCheckPath(access, path), [&](const Engine& s) {
+    return s.OwnCheckPath(access, path);
+  });
+}
+Decision Engine::CheckCommand(absl::string_view executable,
+                              absl::Span<const absl::string_view> argv,
+                              absl::string_view target,
+                              absl::Span<const absl::string_view> links) const {
+  return Narrowed(OwnCheckCommand(executable, argv, target, links),
+                  [&](const Engine& s) {
+                    return s.OwnCheckCommand(executable, argv, target, links);
+                  });
+}
+Decision Engine::CheckDeniedCommand(absl::string_view executable,
+                                    absl::Span<const absl::string_view> argv,
+                                    absl::string_view target) const {
+  return Narrowed(OwnCheckDeniedCommand(executable, argv, target),
+                  [&](const Engine& s) {
+                    return s.OwnCheckDeniedCommand(executable, argv, target);
+                  });
+}
+Decision Engine::CheckConnect(const IpAddress& address, uint16_t port,
+                              absl::string_view hostname) const {
+  return Narrowed(OwnCheckConnect(address, port, hostname),
+                  [&](const Engine& s) {
+                    return s.OwnCheckConnect(address, port, hostname);
+                  });
+}
+Decision Engine::CheckMove(absl::string_view path) const {
+  return Narrowed(OwnCheckMove(path),
+                  [&](const Engine& s) { return s.OwnCheckMove(path); });
+}
+Decision Engine::CheckAbstractUnix(absl::string_view name) const {
+  return Narrowed(OwnCheckAbstractUnix(name), [&](const Engine& s) {
+    return s.OwnCheckAbstractUnix(name);
+  });
+}
 bool Engine::audit() const { return c_->policy.mode == Mode::kAudit; }
 const Policy& Engine::policy() const { return c_->policy; }
 
-Decision Engine::CheckPath(Access access, absl::string_view raw_path) const {
+Decision Engine::OwnCheckPath(Access access, absl::string_view raw_path) const {
   std::string normalized;
   absl::string_view path = raw_path;
   if (!IsNormalizedPath(raw_path)) {
@@ -314,7 +416,7 @@ Decision Engine::CheckPath(Access access, absl::string_view raw_path) const {
                                "\" to filesystem.write to allow it")};
 }
 
-Decision Engine::CheckDeniedCommand(
+Decision Engine::OwnCheckDeniedCommand(
     absl::string_view executable, absl::Span<const absl::string_view> argv,
     absl::string_view target) const {
   return CheckCommandDeny(executable, argv, target, {});
@@ -341,12 +443,13 @@ Decision Engine::CheckCommandDeny(
   return Allow("commands.deny");
 }
 
-Decision Engine::CheckCommand(absl::string_view executable,
+Decision Engine::OwnCheckCommand(absl::string_view executable,
                               absl::Span<const absl::string_view> argv,
                               absl::string_view target,
                               absl::Span<const absl::string_view> links) const {
   if (target == executable) target = {};
-  Decision path = CheckPath(Access::kExec, target.empty() ? executable : target);
+  Decision path =
+      OwnCheckPath(Access::kExec, target.empty() ? executable : target);
   if (!path.allowed()) return path;
   auto matches = [&](const CommandRule& rule) {
     return rule.Matches(executable, argv) ||
@@ -390,7 +493,7 @@ Decision Engine::CheckCommand(absl::string_view executable,
                   std::move(message)};
 }
 
-Decision Engine::CheckConnect(const IpAddress& address, uint16_t port,
+Decision Engine::OwnCheckConnect(const IpAddress& address, uint16_t port,
                               absl::string_view hostname) const {
   // A "name" that is an address literal tells nothing more than the address.
   if (IpAddress::Parse(hostname)) hostname = {};
@@ -411,7 +514,7 @@ Decision Engine::CheckConnect(const IpAddress& address, uint16_t port,
                                key, "\" to network.allow to allow it")};
 }
 
-Decision Engine::CheckMove(absl::string_view path) const {
+Decision Engine::OwnCheckMove(absl::string_view path) const {
   for (const PathRule& rule : c_->deny.rules) {
     if (rule.pattern.PinsBelow(path) ||
         (rule.resolved && rule.resolved->PinsBelow(path))) {
@@ -425,7 +528,7 @@ Decision Engine::CheckMove(absl::string_view path) const {
   return Allow("filesystem.move");
 }
 
-Decision Engine::CheckAbstractUnix(absl::string_view name) const {
+Decision Engine::OwnCheckAbstractUnix(absl::string_view name) const {
   if (c_->policy.network.unix_abstract) return Allow(kUnixAbstract);
   return Decision{Verdict::kDeny, kUnixAbstract,
                   absl::StrCat("connect to abstract Unix socket @", name,

@@ -115,6 +115,16 @@ class Engine {
   // Abstract-namespace Unix sockets: open or closed as a whole.
   Decision CheckAbstractUnix(absl::string_view name) const;
 
+  // This engine narrowed by the program sections `chain` names (indices
+  // into policy().programs, outermost first, core/programs.h): a call is
+  // admitted only when the policy and every section of the chain admit it,
+  // and a refusal a section made names the section as its rule
+  // (`programs."curl"`). Fails for an index the policy lacks.
+  absl::StatusOr<Engine> Narrow(absl::Span<const int> chain) const;
+  const std::vector<int>& chain() const { return chain_; }
+  // The innermost section in force ("curl"); empty when none.
+  absl::string_view program() const;
+
   bool audit() const;
   // False when no `filesystem.deny` entry exists, so `stat` is admitted
   // everywhere and callers need not resolve a path to judge it.
@@ -123,12 +133,31 @@ class Engine {
 
  private:
   struct Compiled;
-  explicit Engine(std::unique_ptr<Compiled> compiled);
+  explicit Engine(std::shared_ptr<const Compiled> compiled);
+  static absl::StatusOr<std::shared_ptr<Compiled>> Compile(
+      const Policy& policy);
+  // `d` as this engine's own rules decided it, narrowed by each section of
+  // the chain (`check` asks one section's engine).
+  template <typename Check>
+  Decision Narrowed(Decision d, Check check) const;
+  Decision OwnCheckPath(Access access, absl::string_view path) const;
+  Decision OwnCheckCommand(absl::string_view executable,
+                           absl::Span<const absl::string_view> argv,
+                           absl::string_view target,
+                           absl::Span<const absl::string_view> links) const;
+  Decision OwnCheckDeniedCommand(absl::string_view executable,
+                                 absl::Span<const absl::string_view> argv,
+                                 absl::string_view target) const;
+  Decision OwnCheckConnect(const IpAddress& address, uint16_t port,
+                           absl::string_view hostname) const;
+  Decision OwnCheckMove(absl::string_view path) const;
+  Decision OwnCheckAbstractUnix(absl::string_view name) const;
   Decision CheckCommandDeny(absl::string_view executable,
                             absl::Span<const absl::string_view> argv,
                             absl::string_view target,
                             absl::Span<const absl::string_view> links) const;
-  std::unique_ptr<Compiled> c_;
+  std::shared_ptr<const Compiled> c_;
+  std::vector<int> chain_;
 };
 
 }  // namespace klaunch

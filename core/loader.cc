@@ -28,6 +28,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/effective.h"
 #include "core/path.h"
 #include "core/presets.h"
 
@@ -110,6 +111,10 @@ class Reader {
   absl::StatusOr<std::vector<Entry>> Strings(const toml::node& node,
                                              const std::string& key) const;
   absl::Status ResolvePaths(std::vector<Entry>* entries) const;
+  // One `[programs."NAME"]` table.
+  absl::StatusOr<ProgramSection> ReadProgram(absl::string_view name,
+                                             const toml::source_region& where,
+                                             const toml::node& node) const;
   absl::Status ResolveOne(Entry* entry) const;
 
   absl::string_view source_;
@@ -399,6 +404,18 @@ absl::StatusOr<Policy> Reader::Read(const toml::table& root) {
       {"network", table_of(network)},
       {"env", table_of(env)},
       {"system", table_of(system)},
+      {"programs",
+       [&](const toml::node& node, const std::string& key) {
+         const toml::table* t = node.as_table();
+         if (t == nullptr) return WrongType(node, key, "a table of programs");
+         for (auto&& [k, v] : *t) {
+           absl::StatusOr<ProgramSection> section =
+               ReadProgram(Sv(k.str()), k.source(), v);
+           if (!section.ok()) return section.status();
+           policy.programs.push_back(*std::move(section));
+         }
+         return absl::OkStatus();
+       }},
       {"resolved",
        [&](const toml::node& node, const std::string& key) {
          const toml::table* t = node.as_table();
@@ -471,7 +488,115 @@ absl::StatusOr<Policy> Reader::Read(const toml::table& root) {
       preset.commands_unlisted_allow && !lists_commands ? Unlisted::kAllow
                                                         : Unlisted::kDeny);
   policy.network.unix_abstract = unix_abstract.value_or(preset.unix_abstract);
+  for (ProgramSection& section : policy.programs) {
+    for (std::vector<Entry>* list :
+         {section.read ? &*section.read : nullptr,
+          section.write ? &*section.write : nullptr, &section.deny}) {
+      if (list == nullptr) continue;
+      if (absl::Status s = ResolvePaths(list); !s.ok()) return s;
+    }
+  }
   return policy;
+}
+
+absl::StatusOr<ProgramSection> Reader::ReadProgram(
+    absl::string_view name, const toml::source_region& where,
+    const toml::node& node) const {
+  ProgramSection section;
+  section.name = std::string(name);
+  section.key = absl::StrCat("programs.", TomlQuote(name));
+  section.where = Where(where);
+  // A program is named as command rules name one: a bare name or a path.
+  const bool bare = !name.empty() && name.find('/') == absl::string_view::npos;
+  if (!bare && !(IsNormalizedPath(name) && name != "/")) {
+    return Error(where, absl::StrCat(section.key,
+                                     ": a program section is named by a bare "
+                                     "program name (curl) or an absolute, "
+                                     "clean path (/usr/bin/curl)"));
+  }
+  if (name.find_first_of("*?[") != absl::string_view::npos ||
+      name.find('\0') != absl::string_view::npos || name == "." ||
+      name == "..") {
+    return Error(where, absl::StrCat(section.key,
+                                     ": a program's name is literal (no glob)"));
+  }
+  const toml::table* t = node.as_table();
+  if (t == nullptr) return WrongType(node, section.key, "a table");
+  using Handlers =
+      std::map<absl::string_view, std::function<absl::Status(
+                                     const toml::node&, const std::string&)>>;
+  auto table_of = [&](const Handlers& handlers) {
+    return [&, handlers](const toml::node& n, const std::string& key) {
+      const toml::table* sub = n.as_table();
+      if (sub == nullptr) return WrongType(n, key, "a table");
+      return ForEachKey(*sub, key, handlers);
+    };
+  };
+  auto strings_into = [&](auto* out) {
+    return [&, out](const toml::node& n, const std::string& key) {
+      absl::StatusOr<std::vector<Entry>> v = Strings(n, key);
+      if (!v.ok()) return v.status();
+      *out = *std::move(v);
+      return absl::OkStatus();
+    };
+  };
+  auto bool_into = [&](std::optional<bool>* out) {
+    return [&, out](const toml::node& n, const std::string& key) {
+      absl::StatusOr<bool> v = Bool(n, key);
+      if (!v.ok()) return v.status();
+      *out = *v;
+      return absl::OkStatus();
+    };
+  };
+  Handlers filesystem = {
+      {"read", strings_into(&section.read)},
+      {"write", strings_into(&section.write)},
+      {"deny", strings_into(&section.deny)},
+      {"workspace_writable", bool_into(&section.workspace_writable)},
+  };
+  Handlers commands = {
+      {"allow_prefixes", strings_into(&section.allow_prefixes)},
+      {"allow", strings_into(&section.allow)},
+      {"allow_patterns", strings_into(&section.allow_patterns)},
+      {"deny", strings_into(&section.command_deny)},
+      {"unlisted",
+       [&](const toml::node& n, const std::string& key) {
+         absl::StatusOr<std::string> v = String(n, key);
+         if (!v.ok()) return v.status();
+         if (*v == "deny") section.unlisted = Unlisted::kDeny;
+         else if (*v == "ask") section.unlisted = Unlisted::kAsk;
+         else if (*v == "allow") section.unlisted = Unlisted::kAllow;
+         else {
+           return Error(n.source(),
+                        absl::StrCat(key, ": '", *v,
+                                     "' is not one of deny, ask, allow"));
+         }
+         return absl::OkStatus();
+       }},
+  };
+  Handlers network = {
+      {"allow", strings_into(&section.network_allow)},
+      {"unix_abstract", bool_into(&section.unix_abstract)},
+  };
+  Handlers env = {
+      {"keep", strings_into(&section.env_keep)},
+      {"set",
+       [&](const toml::node& n, const std::string& key) {
+         return Error(n.source(),
+                      absl::StrCat(key, ": a program section can only narrow "
+                                        "the environment (env.keep); setting "
+                                        "variables belongs to the policy's "
+                                        "[env]"));
+       }},
+  };
+  Handlers top = {
+      {"filesystem", table_of(filesystem)},
+      {"commands", table_of(commands)},
+      {"network", table_of(network)},
+      {"env", table_of(env)},
+  };
+  if (absl::Status s = ForEachKey(*t, section.key, top); !s.ok()) return s;
+  return section;
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/types/span.h"
 
 namespace klaunch {
 namespace {
@@ -315,6 +316,54 @@ bool NetworkRule::HostMatches(absl::string_view hostname) const {
     return self(self, r + 1, h + 1);
   };
   return match(match, 0, 0);
+}
+
+namespace {
+
+// True when every label sequence `inner` (a host glob's labels: `*` one
+// label, `**` one or more) matches is matched by `outer`.
+bool LabelsCover(absl::Span<const std::string> outer,
+                 absl::Span<const std::string> inner) {
+  if (outer.empty()) return inner.empty();
+  if (outer[0] == "**") {
+    for (size_t take = 1; take <= inner.size(); ++take) {
+      if (LabelsCover(outer.subspan(1), inner.subspan(take))) return true;
+    }
+    return false;
+  }
+  if (inner.empty() || inner[0] == "**") return false;
+  if (outer[0] != "*" && (inner[0] == "*" || outer[0] != inner[0])) {
+    return false;
+  }
+  return LabelsCover(outer.subspan(1), inner.subspan(1));
+}
+
+}  // namespace
+
+bool NetworkRule::Includes(const NetworkRule& inner) const {
+  if (port_ != 0 && port_ != inner.port_) return false;
+  switch (kind_) {
+    case Kind::kAny:
+      return true;
+    case Kind::kHost:
+      // An address rule admits whatever name led there; a host rule only
+      // its names.
+      return inner.kind_ == Kind::kHost && LabelsCover(labels_, inner.labels_);
+    case Kind::kCidr:
+      if (inner.kind_ != Kind::kCidr || inner.base_.v6 != base_.v6 ||
+          inner.prefix_ < prefix_) {
+        return false;
+      }
+      for (int bit = 0; bit < prefix_; ++bit) {
+        const uint8_t mask = 0x80 >> (bit % 8);
+        if ((inner.base_.bytes[bit / 8] & mask) !=
+            (base_.bytes[bit / 8] & mask)) {
+          return false;
+        }
+      }
+      return true;
+  }
+  return false;
 }
 
 bool NetworkRule::Admits(const IpAddress& address, uint16_t port,

@@ -65,6 +65,11 @@ class NetworkRule {
   bool Admits(const IpAddress& address, uint16_t port,
               absl::string_view hostname) const;
 
+  // True when every connection `inner` admits, this rule admits too
+  // (ports, CIDR containment, host globs label by label). May say false
+  // for an inclusion it cannot show; never true for one that fails.
+  bool Includes(const NetworkRule& inner) const;
+
   const std::string& text() const { return text_; }
   // 0 when the rule admits every port.
   uint16_t port() const { return port_; }

@@ -13,6 +13,7 @@
 #ifndef KLAUNCH_CORE_POLICY_H_
 #define KLAUNCH_CORE_POLICY_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -44,6 +45,27 @@ struct Entry {
   std::string key;     // "filesystem.read[2]"
   std::string preset;  // the preset that contributed it; empty for the user's
   SourceLocation where;
+};
+
+// A `[programs."NAME"]` section: what a program (and every process below it)
+// is narrowed to when a process executes it. A key the section names
+// replaces the policy's list for a second judgement that must also admit;
+// its `deny` lists add to the policy's. The Engine (engine.h) judges the
+// intersection and refuses, at load, a section that would admit what the
+// policy refuses. docs/policy.md, "Program sections".
+struct ProgramSection {
+  std::string name;  // a bare program name ("curl") or an absolute path
+  std::string key;   // "programs.\"curl\""
+  SourceLocation where;
+  std::optional<std::vector<Entry>> read, write;
+  std::vector<Entry> deny;
+  std::optional<bool> workspace_writable;
+  std::optional<std::vector<Entry>> allow_prefixes, allow, allow_patterns;
+  std::vector<Entry> command_deny;
+  std::optional<Unlisted> unlisted;
+  std::optional<std::vector<Entry>> network_allow;
+  std::optional<bool> unix_abstract;
+  std::optional<std::vector<Entry>> env_keep;
 };
 
 struct Policy {
@@ -84,6 +106,10 @@ struct Policy {
     std::vector<Entry> keep;  // globs over variable names
     std::vector<std::pair<std::string, std::string>> set;
   } env;
+
+  // In the order TOML gives their names (sorted); a process's chain of
+  // entered sections names them by index into this list.
+  std::vector<ProgramSection> programs;
 };
 
 // The names `system.allow` takes, each a group of calls the sandbox refuses

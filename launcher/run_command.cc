@@ -32,6 +32,7 @@
 #include "core/loader.h"
 #include "core/path.h"
 #include "launcher/ask_server.h"
+#include "core/programs.h"
 #include "launcher/landlock.h"
 #include "launcher/name_cache.h"
 #include "launcher/program.h"
@@ -530,7 +531,25 @@ int RunProgram(const RunOptions& o) {
                      err == ENOENT ? "command not found" : strerror(err)));
     return err == ENOENT ? kExitNotFound : kExitCannotRun;
   }
-  if (!AllowProgram(*engine, program, o.command, log, asker.get())) {
+  // The program sections CMD itself enters (core/programs.h): its
+  // environment is narrowed now, the shim narrows its judgements.
+  const ExecutableName cmd_name = NameExecutable(program);
+  const std::vector<int> cmd_chain =
+      EnterSections(*policy, {}, cmd_name.named, cmd_name.target);
+  if (!cmd_chain.empty()) {
+    std::vector<std::string> narrowed;
+    for (std::string& var : env) {
+      if (ChainKeepsVariable(*policy, cmd_chain,
+                             absl::string_view(var).substr(0, var.find('=')))) {
+        narrowed.push_back(std::move(var));
+      }
+    }
+    env = std::move(narrowed);
+    env.push_back("KLAUNCH_PROGRAMS=" + ChainText(cmd_chain));
+  }
+  absl::StatusOr<Engine> cmd_engine = engine->Narrow(cmd_chain);
+  if (!cmd_engine.ok() ||
+      !AllowProgram(*cmd_engine, program, o.command, log, asker.get())) {
     return kExitCannotRun;
   }
 

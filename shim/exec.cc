@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "core/programs.h"
 #include "shim/open.h"
 #include "shim/pin.h"
 
@@ -68,10 +69,16 @@ std::string MergedPreload(const std::string& shim, const std::string& theirs) {
 // The environment a child runs with: the program's, less every LD_PRELOAD or
 // KLAUNCH_* entry it holds, plus the shim's own configuration and an
 // LD_PRELOAD that loads the shim first.
+//
+// `chain` is the program sections the child runs under (core/programs.h):
+// KLAUNCH_PROGRAMS says so, and every section's `env.keep` narrows what the
+// program passes. Null: this process's own chain.
 class ChildEnv {
  public:
-  explicit ChildEnv(char* const* envp) {
+  explicit ChildEnv(char* const* envp, const std::vector<int>* chain = nullptr) {
     const Config& c = GetConfig();
+    const Policy* policy = c.engine ? &c.engine->policy() : nullptr;
+    if (chain == nullptr && c.engine) chain = &c.engine->chain();
     const std::string shim = ShimPath();
     std::string theirs;
     if (envp != nullptr) {
@@ -81,11 +88,22 @@ class ChildEnv {
           continue;
         }
         if (StartsWith(*e, "KLAUNCH_")) continue;
+        if (policy != nullptr && chain != nullptr && !chain->empty()) {
+          const char* eq = std::strchr(*e, '=');
+          const absl::string_view name(
+              *e, eq ? static_cast<size_t>(eq - *e) : std::strlen(*e));
+          if (!ChainKeepsVariable(*policy, *chain, name)) continue;
+        }
         ptrs_.push_back(*e);
       }
     }
     for (const std::string& var : c.inject) {
+      if (StartsWith(var.c_str(), "KLAUNCH_PROGRAMS=")) continue;
       ptrs_.push_back(const_cast<char*>(var.c_str()));
+    }
+    if (chain != nullptr && !chain->empty()) {
+      programs_ = "KLAUNCH_PROGRAMS=" + ChainText(*chain);
+      ptrs_.push_back(programs_.data());
     }
     preload_ = MergedPreload(shim, theirs);
     if (!shim.empty()) ptrs_.push_back(preload_.data());
@@ -95,6 +113,7 @@ class ChildEnv {
 
  private:
   std::string preload_;
+  std::string programs_;
   std::vector<char*> ptrs_;
 };
 
@@ -123,6 +142,13 @@ void RestoreEnviron() {
   }
 }
 
+// The program sections this process runs under; empty without a policy
+// (then every exec is refused anyway).
+std::vector<int> ChainOfThisProcess() {
+  const Config& c = GetConfig();
+  return c.engine ? c.engine->chain() : std::vector<int>{};
+}
+
 // The names an executable is reached by between the name it was run by and
 // the file itself: each symlink of the chain, by its own resolved path.
 std::vector<std::string> LinkChain(const char* named) {
@@ -145,8 +171,10 @@ std::vector<std::string> LinkChain(const char* named) {
   return links;
 }
 
+// `enter`, when given, holds this process's chain of program sections and
+// gets the sections the exec enters appended (core/programs.h).
 bool JudgeExec(const char* op, int dirfd, const char* path, char* const argv[],
-               int flags, int depth = 0);
+               int flags, std::vector<int>* enter = nullptr, int depth = 0);
 
 // A script's interpreter must be executable under the path rules, and the
 // line the kernel will run (`interp [arg] script args...`) must pass the
@@ -185,7 +213,7 @@ bool AllowInterpreter(const char* op, const PinnedObject& target,
 // The dynamic loader run as a program runs the program named after its own
 // options: judge that one too.
 bool AllowLoaderTarget(const char* op, const char* target, char* const argv[],
-                       int depth) {
+                       std::vector<int>* enter, int depth) {
   const char* base = std::strrchr(target, '/');
   base = base ? base + 1 : target;
   if (std::strncmp(base, "ld-linux", 8) != 0 && std::strncmp(base, "ld.so", 5) != 0 &&
@@ -208,12 +236,12 @@ bool AllowLoaderTarget(const char* op, const char* target, char* const argv[],
     i += takes_value && argv[i + 1] != nullptr ? 2 : 1;
   }
   if (argv[i] == nullptr) return true;  // ld.so --help, --list-tunables...
-  return JudgeExec(op, AT_FDCWD, argv[i], argv + i, 0, depth + 1);
+  return JudgeExec(op, AT_FDCWD, argv[i], argv + i, 0, enter, depth + 1);
 }
 
 // Judges an exec of (dirfd, path). False with errno set when it must not run.
 bool JudgeExec(const char* op, int dirfd, const char* path, char* const argv[],
-               int flags, int depth) {
+               int flags, std::vector<int>* enter, int depth) {
   if (depth > 2) {
     errno = ELOOP;
     return false;
@@ -233,10 +261,14 @@ bool JudgeExec(const char* op, int dirfd, const char* path, char* const argv[],
     named = parent.path;
   }
   if (!AllowInterpreter(op, target, path, argv)) return false;
-  if (!AllowCommand(op, named, target.path, argv, LinkChain(named))) {
-    return false;
+  const std::vector<std::string> links = LinkChain(named);
+  if (!AllowCommand(op, named, target.path, argv, links)) return false;
+  if (enter != nullptr) {
+    const std::vector<absl::string_view> names(links.begin(), links.end());
+    *enter = EnterSections(GetConfig().engine->policy(), *enter, named,
+                           target.path, names);
   }
-  return AllowLoaderTarget(op, target.path, argv, depth);
+  return AllowLoaderTarget(op, target.path, argv, enter, depth);
 }
 
 int Execve(const char* op, int dirfd, const char* path, char* const argv[],
@@ -246,8 +278,9 @@ int Execve(const char* op, int dirfd, const char* path, char* const argv[],
     return static_cast<int>(
         Ret(sys(SYS_execveat, dirfd, path, argv, envp, flags)));
   }
-  if (!JudgeExec(op, dirfd, path, argv, flags)) return -1;
-  ChildEnv env(envp);
+  std::vector<int> chain = ChainOfThisProcess();
+  if (!JudgeExec(op, dirfd, path, argv, flags, &chain)) return -1;
+  ChildEnv env(envp, &chain);
   scope.RestoreErrno();
   return static_cast<int>(
       Ret(sys(SYS_execveat, dirfd, path, argv, env.get(), flags)));
@@ -458,15 +491,16 @@ int Spawn(const char* op, pid_t* pid, const char* file,
       return -1;
     }
     bool allowed;
+    std::vector<int> chain = ChainOfThisProcess();
     {
       Scope scope;
-      allowed = JudgeExec(op, judged.cwd(), candidate, argv, 0);
+      allowed = JudgeExec(op, judged.cwd(), candidate, argv, 0, &chain);
     }
     if (!allowed) {
       result = errno;
       return -1;
     }
-    ChildEnv env(envp != nullptr ? envp : environ);
+    ChildEnv env(envp != nullptr ? envp : environ, &chain);
     result = KL_REAL(posix_spawn)(pid, candidate, judged.get(actions), attr,
                                   argv, env.get());
     return 0;

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "core/loader.h"
+#include "core/programs.h"
 #include "shim/known.h"
 #include "core/seccomp_tag.h"
 #include "shim/sys.h"
@@ -68,7 +69,7 @@ bool ReadPolicy(const char* path, std::string* text, std::string* error) {
 // change what the shim enforces or hands to its children.
 constexpr const char* kVariables[] = {"KLAUNCH_POLICY_FILE", "KLAUNCH_AUDIT_LOG",
                                       "KLAUNCH_SHIM", "KLAUNCH_VERBOSE",
-                                      "KLAUNCH_ASK_SOCKET"};
+                                      "KLAUNCH_ASK_SOCKET", "KLAUNCH_PROGRAMS"};
 constexpr int kNumVariables = sizeof(kVariables) / sizeof(kVariables[0]);
 char g_captured[kNumVariables][4096];
 bool g_present[kNumVariables];
@@ -153,8 +154,22 @@ void Initialise() {
       if (!e.ok()) {
         c->error = std::string(e.status().message());
       } else {
-        c->engine = new Engine(*std::move(e));
-        InitKnown(c->engine->audit());
+        // The program sections this process entered (core/programs.h).
+        const char* programs = Captured("KLAUNCH_PROGRAMS");
+        std::optional<std::vector<int>> chain =
+            ParseChain(e->policy(), programs != nullptr ? programs : "");
+        absl::StatusOr<Engine> narrowed =
+            chain ? e->Narrow(*chain)
+                  : absl::InvalidArgumentError(
+                        std::string("KLAUNCH_PROGRAMS names no program "
+                                    "sections of the policy: ") +
+                        programs);
+        if (!narrowed.ok()) {
+          c->error = std::string(narrowed.status().message());
+        } else {
+          c->engine = new Engine(*std::move(narrowed));
+          InitKnown(c->engine->audit());
+        }
       }
     }
   }

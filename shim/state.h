@@ -6,6 +6,7 @@
 //   KLAUNCH_SHIM         this object's path, for the children's LD_PRELOAD
 //   KLAUNCH_VERBOSE      "1": one line on stderr per refusal
 //   KLAUNCH_ASK_SOCKET   where klaunch asks the user (launcher/ask_server.h)
+//   KLAUNCH_PROGRAMS     the program sections entered ("0,2", core/programs.h)
 //
 // The values are captured at initialisation and handed to every exec from
 // that copy, so a program that edits its own environment cannot loosen what

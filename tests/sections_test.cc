@@ -1,0 +1,182 @@
+// Program sections through the real klaunch: a shell runs curl-like and
+// pip-like stand-ins (the toucher program, built here and installed under
+// those names), each narrowed by its own `[programs."NAME"]` while the shell
+// and an unnamed program keep the policy's rights.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "tests/listener.h"
+#include "tests/run_process.h"
+
+namespace klaunch::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+std::string Piece(const std::string& s) { return s; }
+std::string Piece(const char* s) { return s; }
+std::string Piece(int n) { return std::to_string(n); }
+template <typename... A>
+std::string Cat(const A&... a) {
+  std::string out;
+  ((out += Piece(a)), ...);
+  return out;
+}
+
+bool Exists(const std::string& p) {
+  struct stat st;
+  return stat(p.c_str(), &st) == 0;
+}
+
+std::string Slurp(const std::string& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class Sections : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    RunProcess({"/bin/mkdir", "-p", dir_.Path("ws/venv"), dir_.Path("ws/bin")});
+    const std::string src = RequiredEnv("KLAUNCH_TEST_PROGRAMS") + "/toucher.c";
+    const ProcessResult built = RunProcess(
+        {"/usr/bin/gcc", "-O1", "-o", dir_.Path("ws/bin/toucher"), src});
+    ASSERT_EQ(built.exit_code, 0) << built.err;
+    for (const char* name : {"curl", "pip"}) {
+      RunProcess({"/bin/cp", dir_.Path("ws/bin/toucher"), dir_.Path("ws/bin/") + name});
+    }
+    ASSERT_TRUE(listener_.ok());
+  }
+
+  std::string Policy(const std::string& extra = "") const {
+    return dir_.Write(
+        "policy.toml",
+        Cat("extends = \"workspace-write\"\n[network]\nallow = "
+                     "[\"127.0.0.1:", listener_.port(), "\"]\n",
+                     "[programs.\"curl\"]\n"
+                     "filesystem.workspace_writable = false\n"
+                     "filesystem.write = []\n"
+                     "[programs.\"pip\"]\n"
+                     "filesystem.workspace_writable = false\n"
+                     "filesystem.write = [\"", dir_.Path("ws/venv"), "\"]\n"
+                     "network.allow = []\n"
+                     "env.keep = [\"PATH\", \"PIP_*\"]\n"
+                     "[env]\nkeep = [\"PIP_*\"]\n",
+                     extra));
+  }
+
+  ProcessResult Run(const std::string& policy, const std::string& script,
+                    const std::vector<std::string>& flags = {}) const {
+    std::vector<std::string> argv = {RequiredEnv("KLAUNCH_BIN"), "--policy",
+                                     policy, "--log", dir_.Path("audit.jsonl")};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    for (const char* a : {"--", "/bin/sh", "-c"}) argv.push_back(a);
+    argv.push_back(script);
+    ProcessOptions o;
+    o.cwd = dir_.Path("ws");
+    o.env = {"PATH=" + dir_.Path("ws/bin") + ":/usr/bin:/bin",
+             "HOME=" + dir_.path(), "PIP_INDEX_URL=http://registry.pip.example",
+             "AWS_SECRET_ACCESS_KEY=x", "XDG_STATE_HOME=" + dir_.Path("state")};
+    return RunProcess(argv, o);
+  }
+
+  std::string Port() const { return std::to_string(listener_.port()); }
+  std::string Ws(const std::string& n) const { return dir_.Path("ws/" + n); }
+  std::string Log() const { return Slurp(dir_.Path("audit.jsonl")); }
+
+  TempDir dir_;
+  Listener listener_;
+};
+
+TEST_F(Sections, ACurlLikeToolReachesTheNetworkButWritesNothing) {
+  const ProcessResult r = Run(
+      Policy(), Cat("curl connect:", Port(), " create:", Ws("c.txt"),
+                             "; toucher create:", Ws("t.txt")));
+  EXPECT_THAT(r.out, HasSubstr("connect " + Port() + ": ok"));
+  EXPECT_THAT(r.out, HasSubstr("create " + Ws("c.txt") + ": error"));
+  EXPECT_FALSE(Exists(Ws("c.txt")));  // refused before it was created
+  // A program no section names keeps the policy's rights.
+  EXPECT_THAT(r.out, HasSubstr("create " + Ws("t.txt") + ": ok"));
+  EXPECT_THAT(Log(), HasSubstr("\"rule\":\"programs.\\\"curl\\\"\""));
+}
+
+TEST_F(Sections, APipLikeToolWritesOnlyItsVenvAndStaysOffline) {
+  const ProcessResult r = Run(
+      Policy(), Cat("pip connect:", Port(), " create:", Ws("venv/ok"),
+                             " create:", Ws("p.txt"),
+                             "; toucher connect:", Port()));
+  EXPECT_THAT(r.out, HasSubstr("connect " + Port() + ": error"));
+  EXPECT_THAT(r.out, HasSubstr("create " + Ws("venv/ok") + ": ok"));
+  EXPECT_THAT(r.out, HasSubstr("create " + Ws("p.txt") + ": error"));
+  EXPECT_FALSE(Exists(Ws("p.txt")));
+  // The shell's next program is not narrowed by pip's section.
+  EXPECT_EQ(listener_.Accepted(), 1) << r.out;
+}
+
+TEST_F(Sections, ASectionHoldsForEveryDescendantAndNests) {
+  // pip runs a shell that runs curl: the chain pip > curl admits neither
+  // the network (pip) nor the venv (curl).
+  dir_.Write("ws/inner.sh",
+             Cat("toucher create:", Ws("venv/from-child"),
+                          " create:", Ws("child.txt"), "\ncurl connect:", Port(),
+                          " create:", Ws("venv/from-curl"), "\n"));
+  const ProcessResult nested = Run(
+      Policy(), Cat("pip exec:/bin/sh:", Ws("inner.sh")));
+  EXPECT_THAT(nested.out, HasSubstr("create " + Ws("venv/from-child") + ": ok"));
+  EXPECT_THAT(nested.out, HasSubstr("create " + Ws("child.txt") + ": error"));
+  EXPECT_THAT(nested.out, HasSubstr("connect " + Port() + ": error"));
+  EXPECT_THAT(nested.out,
+              HasSubstr("create " + Ws("venv/from-curl") + ": error"));
+  EXPECT_FALSE(Exists(Ws("venv/from-curl")));
+  EXPECT_EQ(listener_.Accepted(), 0) << nested.out;
+}
+
+TEST_F(Sections, ASectionsEnvKeepNarrowsTheProgramsEnvironment) {
+  const ProcessResult r =
+      Run(Policy(), "pip exec:/usr/bin/env; toucher exec:/usr/bin/env");
+  // pip's environment (printed first) keeps only PATH and PIP_*; the
+  // unnamed program's keeps what the policy keeps.
+  const size_t first = r.out.find("exec /usr/bin/env: ok");
+  ASSERT_NE(first, std::string::npos) << r.out;
+  const std::string pip_part = r.out.substr(0, first);
+  const std::string rest = r.out.substr(first);
+  EXPECT_THAT(pip_part, HasSubstr("PIP_INDEX_URL=http://registry.pip.example"));
+  EXPECT_THAT(pip_part, Not(HasSubstr("HOME=")));
+  EXPECT_THAT(rest, HasSubstr("HOME="));
+  EXPECT_THAT(rest, HasSubstr("PIP_INDEX_URL="));
+}
+
+TEST_F(Sections, KlaunchNarrowsAProgramItStartsItself) {
+  const std::string policy = Policy();
+  std::vector<std::string> argv = {RequiredEnv("KLAUNCH_BIN"), "--policy", policy,
+                                   "--", dir_.Path("ws/bin/curl"),
+                                   "create:" + Ws("direct.txt")};
+  ProcessOptions o;
+  o.cwd = dir_.Path("ws");
+  o.env = {"PATH=/usr/bin:/bin", "HOME=" + dir_.path(),
+           "XDG_STATE_HOME=" + dir_.Path("state")};
+  const ProcessResult r = RunProcess(argv, o);
+  EXPECT_THAT(r.out, HasSubstr("create " + Ws("direct.txt") + ": error"));
+  EXPECT_FALSE(Exists(Ws("direct.txt")));
+}
+
+TEST_F(Sections, ASectionThatWidensIsALoadErrorAndNothingRuns) {
+  const std::string policy =
+      Policy("[programs.\"git\"]\nnetwork.allow = [\"git.example.com:443\"]\n");
+  const ProcessResult r = Run(policy, "toucher create:" + Ws("never.txt"));
+  EXPECT_EQ(r.exit_code, 125);
+  EXPECT_THAT(r.err, HasSubstr("programs.\"git\".network.allow[0]"));
+  EXPECT_THAT(r.err, HasSubstr("widens the policy"));
+  EXPECT_FALSE(Exists(Ws("never.txt")));
+}
+
+}  // namespace
+}  // namespace klaunch::testing

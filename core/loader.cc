@@ -107,6 +107,9 @@ class Reader {
                                      const std::string& key) const;
   absl::StatusOr<bool> Bool(const toml::node& node,
                             const std::string& key) const;
+  // `commands.unlisted`: one of deny, ask, allow.
+  absl::StatusOr<Unlisted> UnlistedValue(const toml::node& node,
+                                         const std::string& key) const;
   // An array of strings as entries named key[i], each with its place.
   absl::StatusOr<std::vector<Entry>> Strings(const toml::node& node,
                                              const std::string& key) const;
@@ -153,6 +156,17 @@ absl::StatusOr<std::string> Reader::String(const toml::node& node,
   const toml::value<std::string>* s = node.as_string();
   if (s == nullptr) return WrongType(node, key, "a string");
   return s->get();
+}
+
+absl::StatusOr<Unlisted> Reader::UnlistedValue(const toml::node& node,
+                                               const std::string& key) const {
+  absl::StatusOr<std::string> v = String(node, key);
+  if (!v.ok()) return v.status();
+  if (*v == "deny") return Unlisted::kDeny;
+  if (*v == "ask") return Unlisted::kAsk;
+  if (*v == "allow") return Unlisted::kAllow;
+  return Error(node.source(),
+               absl::StrCat(key, ": '", *v, "' is not one of deny, ask, allow"));
 }
 
 absl::StatusOr<bool> Reader::Bool(const toml::node& node,
@@ -292,16 +306,9 @@ absl::StatusOr<Policy> Reader::Read(const toml::table& root) {
       {"deny", strings_into(&policy.commands.deny)},
       {"unlisted",
        [&](const toml::node& node, const std::string& key) {
-         absl::StatusOr<std::string> v = String(node, key);
+         absl::StatusOr<Unlisted> v = UnlistedValue(node, key);
          if (!v.ok()) return v.status();
-         if (*v == "deny") unlisted = Unlisted::kDeny;
-         else if (*v == "ask") unlisted = Unlisted::kAsk;
-         else if (*v == "allow") unlisted = Unlisted::kAllow;
-         else {
-           return Error(node.source(),
-                        absl::StrCat(key, ": '", *v,
-                                     "' is not one of deny, ask, allow"));
-         }
+         unlisted = *v;
          return absl::OkStatus();
        }},
   };
@@ -561,16 +568,9 @@ absl::StatusOr<ProgramSection> Reader::ReadProgram(
       {"deny", strings_into(&section.command_deny)},
       {"unlisted",
        [&](const toml::node& n, const std::string& key) {
-         absl::StatusOr<std::string> v = String(n, key);
+         absl::StatusOr<Unlisted> v = UnlistedValue(n, key);
          if (!v.ok()) return v.status();
-         if (*v == "deny") section.unlisted = Unlisted::kDeny;
-         else if (*v == "ask") section.unlisted = Unlisted::kAsk;
-         else if (*v == "allow") section.unlisted = Unlisted::kAllow;
-         else {
-           return Error(n.source(),
-                        absl::StrCat(key, ": '", *v,
-                                     "' is not one of deny, ask, allow"));
-         }
+         section.unlisted = *v;
          return absl::OkStatus();
        }},
   };

@@ -72,13 +72,12 @@ std::string MergedPreload(const std::string& shim, const std::string& theirs) {
 //
 // `chain` is the program sections the child runs under (core/programs.h):
 // KLAUNCH_PROGRAMS says so, and every section's `env.keep` narrows what the
-// program passes. Null: this process's own chain.
+// program passes.
 class ChildEnv {
  public:
-  explicit ChildEnv(char* const* envp, const std::vector<int>* chain = nullptr) {
+  ChildEnv(char* const* envp, const std::vector<int>& chain) {
     const Config& c = GetConfig();
     const Policy* policy = c.engine ? &c.engine->policy() : nullptr;
-    if (chain == nullptr && c.engine) chain = &c.engine->chain();
     const std::string shim = ShimPath();
     std::string theirs;
     if (envp != nullptr) {
@@ -88,11 +87,11 @@ class ChildEnv {
           continue;
         }
         if (StartsWith(*e, "KLAUNCH_")) continue;
-        if (policy != nullptr && chain != nullptr && !chain->empty()) {
+        if (policy != nullptr && !chain.empty()) {
           const char* eq = std::strchr(*e, '=');
           const absl::string_view name(
               *e, eq ? static_cast<size_t>(eq - *e) : std::strlen(*e));
-          if (!ChainKeepsVariable(*policy, *chain, name)) continue;
+          if (!ChainKeepsVariable(*policy, chain, name)) continue;
         }
         ptrs_.push_back(*e);
       }
@@ -101,8 +100,8 @@ class ChildEnv {
       if (StartsWith(var.c_str(), "KLAUNCH_PROGRAMS=")) continue;
       ptrs_.push_back(const_cast<char*>(var.c_str()));
     }
-    if (chain != nullptr && !chain->empty()) {
-      programs_ = "KLAUNCH_PROGRAMS=" + ChainText(*chain);
+    if (!chain.empty()) {
+      programs_ = "KLAUNCH_PROGRAMS=" + ChainText(chain);
       ptrs_.push_back(programs_.data());
     }
     preload_ = MergedPreload(shim, theirs);
@@ -280,7 +279,7 @@ int Execve(const char* op, int dirfd, const char* path, char* const argv[],
   }
   std::vector<int> chain = ChainOfThisProcess();
   if (!JudgeExec(op, dirfd, path, argv, flags, &chain)) return -1;
-  ChildEnv env(envp, &chain);
+  ChildEnv env(envp, chain);
   scope.RestoreErrno();
   return static_cast<int>(
       Ret(sys(SYS_execveat, dirfd, path, argv, env.get(), flags)));
@@ -500,7 +499,7 @@ int Spawn(const char* op, pid_t* pid, const char* file,
       result = errno;
       return -1;
     }
-    ChildEnv env(envp != nullptr ? envp : environ, &chain);
+    ChildEnv env(envp != nullptr ? envp : environ, chain);
     result = KL_REAL(posix_spawn)(pid, candidate, judged.get(actions), attr,
                                   argv, env.get());
     return 0;

@@ -94,14 +94,21 @@ class Reader {
                                              ", got ", TypeName(node.type())));
   }
 
+  using Handler =
+      std::function<absl::Status(const toml::node&, const std::string&)>;
+  using Handlers = std::map<absl::string_view, Handler>;
+
   // Calls `handle` for each key of `table`; an unknown key is an error at
   // the key itself.
-  absl::Status ForEachKey(
-      const toml::table& table, absl::string_view prefix,
-      const std::map<absl::string_view,
-                     std::function<absl::Status(const toml::node&,
-                                                const std::string&)>>&
-          handlers) const;
+  absl::Status ForEachKey(const toml::table& table, absl::string_view prefix,
+                          const Handlers& handlers) const;
+  // Handlers for the shapes every table uses: a sub-table walked with
+  // `handlers`, an array of strings stored into `out` (a vector or an
+  // optional one), a boolean stored into `out`.
+  Handler TableOf(Handlers handlers) const;
+  template <typename Out>
+  Handler StringsInto(Out* out) const;
+  Handler BoolInto(std::optional<bool>* out) const;
 
   absl::StatusOr<std::string> String(const toml::node& node,
                                      const std::string& key) const;
@@ -128,12 +135,9 @@ class Reader {
   std::optional<std::map<std::string, std::string>> resolved_;
 };
 
-absl::Status Reader::ForEachKey(
-    const toml::table& table, absl::string_view prefix,
-    const std::map<absl::string_view,
-                   std::function<absl::Status(const toml::node&,
-                                              const std::string&)>>& handlers)
-    const {
+absl::Status Reader::ForEachKey(const toml::table& table,
+                                absl::string_view prefix,
+                                const Handlers& handlers) const {
   for (auto&& [k, v] : table) {
     const std::string key = prefix.empty()
                                 ? std::string(k.str())
@@ -149,6 +153,34 @@ absl::Status Reader::ForEachKey(
     if (absl::Status s = it->second(v, key); !s.ok()) return s;
   }
   return absl::OkStatus();
+}
+
+Reader::Handler Reader::TableOf(Handlers handlers) const {
+  return [this, handlers = std::move(handlers)](const toml::node& node,
+                                                const std::string& key) {
+    const toml::table* t = node.as_table();
+    if (t == nullptr) return WrongType(node, key, "a table");
+    return ForEachKey(*t, key, handlers);
+  };
+}
+
+template <typename Out>
+Reader::Handler Reader::StringsInto(Out* out) const {
+  return [this, out](const toml::node& node, const std::string& key) {
+    absl::StatusOr<std::vector<Entry>> v = Strings(node, key);
+    if (!v.ok()) return v.status();
+    *out = *std::move(v);
+    return absl::OkStatus();
+  };
+}
+
+Reader::Handler Reader::BoolInto(std::optional<bool>* out) const {
+  return [this, out](const toml::node& node, const std::string& key) {
+    absl::StatusOr<bool> v = Bool(node, key);
+    if (!v.ok()) return v.status();
+    *out = *v;
+    return absl::OkStatus();
+  };
 }
 
 absl::StatusOr<std::string> Reader::String(const toml::node& node,
@@ -260,26 +292,6 @@ absl::StatusOr<Policy> Reader::Read(const toml::table& root) {
   std::optional<Unlisted> unlisted;
   std::optional<bool> unix_abstract;
   std::optional<std::vector<Entry>> keep;
-  using Handlers =
-      std::map<absl::string_view, std::function<absl::Status(
-                                     const toml::node&, const std::string&)>>;
-
-  auto table_of = [&](const Handlers& handlers) {
-    return [&, handlers](const toml::node& node, const std::string& key) {
-      const toml::table* t = node.as_table();
-      if (t == nullptr) return WrongType(node, key, "a table");
-      return ForEachKey(*t, key, handlers);
-    };
-  };
-  auto strings_into = [&](std::vector<Entry>* out) {
-    return [&, out](const toml::node& node, const std::string& key) {
-      absl::StatusOr<std::vector<Entry>> v = Strings(node, key);
-      if (!v.ok()) return v.status();
-      *out = *std::move(v);
-      return absl::OkStatus();
-    };
-  };
-
   Handlers filesystem = {
       {"workspace",
        [&](const toml::node& node, const std::string& key) {
@@ -288,22 +300,16 @@ absl::StatusOr<Policy> Reader::Read(const toml::table& root) {
          workspace = Entry{*v, "", key, "", Where(node.source())};
          return absl::OkStatus();
        }},
-      {"workspace_writable",
-       [&](const toml::node& node, const std::string& key) {
-         absl::StatusOr<bool> v = Bool(node, key);
-         if (!v.ok()) return v.status();
-         workspace_writable = *v;
-         return absl::OkStatus();
-       }},
-      {"read", strings_into(&policy.filesystem.read)},
-      {"write", strings_into(&policy.filesystem.write)},
-      {"deny", strings_into(&policy.filesystem.deny)},
+      {"workspace_writable", BoolInto(&workspace_writable)},
+      {"read", StringsInto(&policy.filesystem.read)},
+      {"write", StringsInto(&policy.filesystem.write)},
+      {"deny", StringsInto(&policy.filesystem.deny)},
   };
   Handlers commands = {
-      {"allow_prefixes", strings_into(&policy.commands.allow_prefixes)},
-      {"allow", strings_into(&policy.commands.allow)},
-      {"allow_patterns", strings_into(&policy.commands.allow_patterns)},
-      {"deny", strings_into(&policy.commands.deny)},
+      {"allow_prefixes", StringsInto(&policy.commands.allow_prefixes)},
+      {"allow", StringsInto(&policy.commands.allow)},
+      {"allow_patterns", StringsInto(&policy.commands.allow_patterns)},
+      {"deny", StringsInto(&policy.commands.deny)},
       {"unlisted",
        [&](const toml::node& node, const std::string& key) {
          absl::StatusOr<Unlisted> v = UnlistedValue(node, key);
@@ -313,14 +319,8 @@ absl::StatusOr<Policy> Reader::Read(const toml::table& root) {
        }},
   };
   Handlers network = {
-      {"allow", strings_into(&policy.network.allow)},
-      {"unix_abstract",
-       [&](const toml::node& node, const std::string& key) {
-         absl::StatusOr<bool> v = Bool(node, key);
-         if (!v.ok()) return v.status();
-         unix_abstract = *v;
-         return absl::OkStatus();
-       }},
+      {"allow", StringsInto(&policy.network.allow)},
+      {"unix_abstract", BoolInto(&unix_abstract)},
   };
   Handlers system = {
       {"allow",
@@ -340,13 +340,7 @@ absl::StatusOr<Policy> Reader::Read(const toml::table& root) {
        }},
   };
   Handlers env = {
-      {"keep",
-       [&](const toml::node& node, const std::string& key) {
-         absl::StatusOr<std::vector<Entry>> v = Strings(node, key);
-         if (!v.ok()) return v.status();
-         keep = *std::move(v);
-         return absl::OkStatus();
-       }},
+      {"keep", StringsInto(&keep)},
       {"set",
        [&](const toml::node& node, const std::string& key) {
          const toml::table* t = node.as_table();
@@ -406,11 +400,11 @@ absl::StatusOr<Policy> Reader::Read(const toml::table& root) {
          }
          return absl::OkStatus();
        }},
-      {"filesystem", table_of(filesystem)},
-      {"commands", table_of(commands)},
-      {"network", table_of(network)},
-      {"env", table_of(env)},
-      {"system", table_of(system)},
+      {"filesystem", TableOf(filesystem)},
+      {"commands", TableOf(commands)},
+      {"network", TableOf(network)},
+      {"env", TableOf(env)},
+      {"system", TableOf(system)},
       {"programs",
        [&](const toml::node& node, const std::string& key) {
          const toml::table* t = node.as_table();
@@ -529,43 +523,17 @@ absl::StatusOr<ProgramSection> Reader::ReadProgram(
   }
   const toml::table* t = node.as_table();
   if (t == nullptr) return WrongType(node, section.key, "a table");
-  using Handlers =
-      std::map<absl::string_view, std::function<absl::Status(
-                                     const toml::node&, const std::string&)>>;
-  auto table_of = [&](const Handlers& handlers) {
-    return [&, handlers](const toml::node& n, const std::string& key) {
-      const toml::table* sub = n.as_table();
-      if (sub == nullptr) return WrongType(n, key, "a table");
-      return ForEachKey(*sub, key, handlers);
-    };
-  };
-  auto strings_into = [&](auto* out) {
-    return [&, out](const toml::node& n, const std::string& key) {
-      absl::StatusOr<std::vector<Entry>> v = Strings(n, key);
-      if (!v.ok()) return v.status();
-      *out = *std::move(v);
-      return absl::OkStatus();
-    };
-  };
-  auto bool_into = [&](std::optional<bool>* out) {
-    return [&, out](const toml::node& n, const std::string& key) {
-      absl::StatusOr<bool> v = Bool(n, key);
-      if (!v.ok()) return v.status();
-      *out = *v;
-      return absl::OkStatus();
-    };
-  };
   Handlers filesystem = {
-      {"read", strings_into(&section.read)},
-      {"write", strings_into(&section.write)},
-      {"deny", strings_into(&section.deny)},
-      {"workspace_writable", bool_into(&section.workspace_writable)},
+      {"read", StringsInto(&section.read)},
+      {"write", StringsInto(&section.write)},
+      {"deny", StringsInto(&section.deny)},
+      {"workspace_writable", BoolInto(&section.workspace_writable)},
   };
   Handlers commands = {
-      {"allow_prefixes", strings_into(&section.allow_prefixes)},
-      {"allow", strings_into(&section.allow)},
-      {"allow_patterns", strings_into(&section.allow_patterns)},
-      {"deny", strings_into(&section.command_deny)},
+      {"allow_prefixes", StringsInto(&section.allow_prefixes)},
+      {"allow", StringsInto(&section.allow)},
+      {"allow_patterns", StringsInto(&section.allow_patterns)},
+      {"deny", StringsInto(&section.command_deny)},
       {"unlisted",
        [&](const toml::node& n, const std::string& key) {
          absl::StatusOr<Unlisted> v = UnlistedValue(n, key);
@@ -575,11 +543,11 @@ absl::StatusOr<ProgramSection> Reader::ReadProgram(
        }},
   };
   Handlers network = {
-      {"allow", strings_into(&section.network_allow)},
-      {"unix_abstract", bool_into(&section.unix_abstract)},
+      {"allow", StringsInto(&section.network_allow)},
+      {"unix_abstract", BoolInto(&section.unix_abstract)},
   };
   Handlers env = {
-      {"keep", strings_into(&section.env_keep)},
+      {"keep", StringsInto(&section.env_keep)},
       {"set",
        [&](const toml::node& n, const std::string& key) {
          return Error(n.source(),
@@ -590,10 +558,10 @@ absl::StatusOr<ProgramSection> Reader::ReadProgram(
        }},
   };
   Handlers top = {
-      {"filesystem", table_of(filesystem)},
-      {"commands", table_of(commands)},
-      {"network", table_of(network)},
-      {"env", table_of(env)},
+      {"filesystem", TableOf(filesystem)},
+      {"commands", TableOf(commands)},
+      {"network", TableOf(network)},
+      {"env", TableOf(env)},
   };
   if (absl::Status s = ForEachKey(*t, section.key, top); !s.ok()) return s;
   return section;

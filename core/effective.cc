@@ -67,7 +67,9 @@ std::string EffectiveToml(const Policy& p) {
   AppendList(&out, "read", p.filesystem.read);
   AppendList(&out, "write", p.filesystem.write);
   AppendList(&out, "deny", p.filesystem.deny);
-  absl::StrAppend(&out, "\n[commands]\n");
+  absl::StrAppend(&out, "unlisted_writes = ",
+                  TomlQuote(UnlistedName(p.filesystem.unlisted_writes)),
+                  "\n\n[commands]\n");
   AppendList(&out, "allow_prefixes", p.commands.allow_prefixes);
   AppendList(&out, "allow", p.commands.allow);
   AppendList(&out, "allow_patterns", p.commands.allow_patterns);
@@ -95,6 +97,10 @@ std::string EffectiveToml(const Policy& p) {
     if (ps.workspace_writable) {
       absl::StrAppend(&out, "workspace_writable = ",
                       *ps.workspace_writable ? "true" : "false", "\n");
+    }
+    if (ps.unlisted_writes) {
+      absl::StrAppend(&out, "unlisted_writes = ",
+                      TomlQuote(UnlistedName(*ps.unlisted_writes)), "\n");
     }
     absl::StrAppend(&out, head, ".commands]\n");
     if (ps.allow_prefixes) AppendList(&out, "allow_prefixes", *ps.allow_prefixes);

@@ -394,10 +394,14 @@ Decision Engine::OwnCheckPath(Access access, absl::string_view raw_path) const {
                      "\" to filesystem.read to allow it")};
   }
   // A write that no writable root admits: say why, naming what makes the
-  // path read-only when something does.
+  // path read-only when something does. Under unlisted_writes = "ask" it is
+  // put to the user instead (never a deny entry's: those returned above).
+  const Verdict unlisted =
+      c_->policy.filesystem.unlisted_writes == Unlisted::kAsk ? Verdict::kAsk
+                                                              : Verdict::kDeny;
   if (c_->workspace && c_->workspace->Covers(path)) {
     return Decision{
-        Verdict::kDeny, kWorkspaceRule,
+        unlisted, kWorkspaceRule,
         absl::StrCat("write of ", path,
                      " refused: the workspace is read-only "
                      "(filesystem.workspace_writable = false); add \"",
@@ -405,12 +409,12 @@ Decision Engine::OwnCheckPath(Access access, absl::string_view raw_path) const {
   }
   if (const PathRule* rule = c_->read.First(path)) {
     return Decision{
-        Verdict::kDeny, rule->entry->key,
+        unlisted, rule->entry->key,
         absl::StrCat("write of ", path, " refused: ", rule->entry->key, " (",
                      Quoted(*rule->entry), ") admits only reading; add \"",
                      path, "\" to filesystem.write to allow it")};
   }
-  return Decision{Verdict::kDeny, kPathUnlisted,
+  return Decision{unlisted, kPathUnlisted,
                   absl::StrCat("write of ", path,
                                " refused: no rule admits it; add \"", path,
                                "\" to filesystem.write to allow it")};

@@ -160,6 +160,39 @@ extends = "read-only"
   EXPECT_FALSE(e.CheckPath(Access::kWrite, "/tmp/x").allowed());
 }
 
+TEST(PathRules, UnderAskedForWritesOnlyAWriteOutsideTheWriteRootsIsAsked) {
+  Engine e = MustLoad(std::string(kBase) + "unlisted_writes = \"ask\"\n");
+  // Outside every root, and under a read root: asked, naming the path.
+  for (const char* path : {"/opt/x", "/usr/lib/x"}) {
+    Decision d = e.CheckPath(Access::kWrite, path);
+    EXPECT_EQ(d.verdict, Verdict::kAsk) << path;
+    EXPECT_THAT(d.message, HasSubstr(path));
+  }
+  // A deny entry is never asked about, for writing or reading.
+  EXPECT_EQ(e.CheckPath(Access::kWrite, "/usr/secret/k").verdict,
+            Verdict::kDeny);
+  EXPECT_EQ(e.CheckPath(Access::kWrite, "/nonexistent-ws/proj/.env").verdict,
+            Verdict::kDeny);
+  // Reading is settled by the policy: never asked.
+  EXPECT_EQ(e.CheckPath(Access::kRead, "/opt/x").verdict, Verdict::kDeny);
+  EXPECT_EQ(e.CheckPath(Access::kExec, "/opt/x").verdict, Verdict::kDeny);
+  EXPECT_TRUE(e.CheckPath(Access::kWrite, "/scratch/x").allowed());
+  // The default refuses.
+  EXPECT_EQ(MustLoad(kBase).CheckPath(Access::kWrite, "/opt/x").verdict,
+            Verdict::kDeny);
+}
+
+TEST(PathRules, AReadOnlyWorkspaceIsAskedForUnderAskedForWrites) {
+  Engine e = MustLoad(R"(
+extends = "read-only"
+[filesystem]
+unlisted_writes = "ask"
+)");
+  Decision d = e.CheckPath(Access::kWrite, "/nonexistent-ws/proj/a");
+  EXPECT_EQ(d.verdict, Verdict::kAsk);
+  EXPECT_THAT(d.message, HasSubstr("workspace is read-only"));
+}
+
 TEST(PathRules, WorkspaceWriteMakesTheTempDirectoryWritable) {
   Engine e = MustLoad(R"(extends = "workspace-write")");
   EXPECT_TRUE(e.CheckPath(Access::kWrite, "/tmp/x").allowed());

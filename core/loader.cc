@@ -117,6 +117,10 @@ class Reader {
   // `commands.unlisted`: one of deny, ask, allow.
   absl::StatusOr<Unlisted> UnlistedValue(const toml::node& node,
                                          const std::string& key) const;
+  // `filesystem.unlisted_writes`: deny or ask, stored into `out` (an
+  // Unlisted or an optional one).
+  template <typename Out>
+  Handler UnlistedWritesInto(Out* out) const;
   // An array of strings as entries named key[i], each with its place.
   absl::StatusOr<std::vector<Entry>> Strings(const toml::node& node,
                                              const std::string& key) const;
@@ -170,6 +174,25 @@ Reader::Handler Reader::StringsInto(Out* out) const {
     absl::StatusOr<std::vector<Entry>> v = Strings(node, key);
     if (!v.ok()) return v.status();
     *out = *std::move(v);
+    return absl::OkStatus();
+  };
+}
+
+template <typename Out>
+Reader::Handler Reader::UnlistedWritesInto(Out* out) const {
+  return [this, out](const toml::node& node, const std::string& key) {
+    absl::StatusOr<std::string> v = String(node, key);
+    if (!v.ok()) return v.status();
+    if (*v == "deny") {
+      *out = Unlisted::kDeny;
+    } else if (*v == "ask") {
+      *out = Unlisted::kAsk;
+    } else {
+      return Error(node.source(),
+                   absl::StrCat(key, ": '", *v,
+                                "' is not one of deny, ask (a write no rule "
+                                "admits is never allowed unasked)"));
+    }
     return absl::OkStatus();
   };
 }
@@ -304,6 +327,8 @@ absl::StatusOr<Policy> Reader::Read(const toml::table& root) {
       {"read", StringsInto(&policy.filesystem.read)},
       {"write", StringsInto(&policy.filesystem.write)},
       {"deny", StringsInto(&policy.filesystem.deny)},
+      {"unlisted_writes",
+       UnlistedWritesInto(&policy.filesystem.unlisted_writes)},
   };
   Handlers commands = {
       {"allow_prefixes", StringsInto(&policy.commands.allow_prefixes)},
@@ -528,6 +553,7 @@ absl::StatusOr<ProgramSection> Reader::ReadProgram(
       {"write", StringsInto(&section.write)},
       {"deny", StringsInto(&section.deny)},
       {"workspace_writable", BoolInto(&section.workspace_writable)},
+      {"unlisted_writes", UnlistedWritesInto(&section.unlisted_writes)},
   };
   Handlers commands = {
       {"allow_prefixes", StringsInto(&section.allow_prefixes)},

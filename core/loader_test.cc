@@ -70,6 +70,7 @@ workspace_writable = false
 read  = ["/usr", "/etc/ssl"]
 write = ["/tmp/out"]
 deny  = ["~/.ssh", "**/.env"]
+unlisted_writes = "ask"
 
 [commands]
 allow_prefixes = ["git status"]
@@ -101,6 +102,7 @@ set = { PIP_NO_INPUT = "1", EMPTY = "" }
               ElementsAre("^pip install [\\w.=-]+$"));
   EXPECT_THAT(UserValues(p.commands.deny), ElementsAre("git push*"));
   EXPECT_EQ(p.commands.unlisted, Unlisted::kAsk);
+  EXPECT_EQ(p.filesystem.unlisted_writes, Unlisted::kAsk);
   EXPECT_THAT(UserValues(p.network.allow),
               ElementsAre("pypi.org:443", "10.0.0.0/8"));
   EXPECT_TRUE(p.network.unix_abstract);
@@ -267,6 +269,11 @@ INSTANTIATE_TEST_SUITE_P(
                   absl::StatusCode::kInvalidArgument,
                   "p.toml:2:12: commands.unlisted: 'maybe' is not one of "
                   "deny, ask, allow"},
+        LoadError{"UnlistedWritesAllow",
+                  "[filesystem]\nunlisted_writes = \"allow\"\n",
+                  absl::StatusCode::kInvalidArgument,
+                  "p.toml:2:19: filesystem.unlisted_writes: 'allow' is not "
+                  "one of deny, ask"},
         LoadError{"EnvSetNotAString", "[env]\nset = { A = 1 }\n",
                   absl::StatusCode::kInvalidArgument,
                   "p.toml:2:13: env.set.A: expected a string, got an "
@@ -416,6 +423,7 @@ mode = "audit"
 [filesystem]
 read = ["/opt/\"quoted\"", "/a\\b"]
 deny = ["**/.env"]
+unlisted_writes = "ask"
 [commands]
 allow = ["python3 *"]
 allow_patterns = ['^x\s+y$']
@@ -438,6 +446,7 @@ set = { B = "two words" }
   EXPECT_EQ(again->filesystem.read[0].value, "/opt/\"quoted\"");
   EXPECT_EQ(again->filesystem.read[1].value, "/a\\b");
   EXPECT_EQ(again->commands.unlisted, Unlisted::kDeny);
+  EXPECT_EQ(again->filesystem.unlisted_writes, Unlisted::kAsk);
   EXPECT_THAT(again->env.set, ElementsAre(Pair("B", "two words")));
   // Same names for the same rules.
   for (size_t i = 0; i < p.filesystem.read.size(); ++i) {

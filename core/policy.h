@@ -60,6 +60,7 @@ struct ProgramSection {
   std::optional<std::vector<Entry>> read, write;
   std::vector<Entry> deny;
   std::optional<bool> workspace_writable;
+  std::optional<Unlisted> unlisted_writes;
   std::optional<std::vector<Entry>> allow_prefixes, allow, allow_patterns;
   std::vector<Entry> command_deny;
   std::optional<Unlisted> unlisted;
@@ -81,6 +82,9 @@ struct Policy {
     std::vector<Entry> read;
     std::vector<Entry> write;
     std::vector<Entry> deny;
+    // A write no writable root admits (never one a deny entry covers):
+    // refused, or put to the user at the terminal (kAsk); never kAllow.
+    Unlisted unlisted_writes = Unlisted::kDeny;
   } filesystem;
 
   struct Commands {

@@ -102,6 +102,7 @@ Policy SectionPolicy(const Policy& policy, const ProgramSection& s) {
   if (s.workspace_writable) {
     p.filesystem.workspace_writable = *s.workspace_writable;
   }
+  if (s.unlisted_writes) p.filesystem.unlisted_writes = *s.unlisted_writes;
   const bool lists = s.allow_prefixes || s.allow || s.allow_patterns;
   if (lists) {
     p.commands.allow_prefixes = s.allow_prefixes.value_or(std::vector<Entry>{});
@@ -139,6 +140,11 @@ absl::Status CheckNarrows(const Engine& engine, const ProgramSection& s) {
       !policy.filesystem.workspace_writable) {
     return WidensKey(s, "filesystem.workspace_writable",
                      "the policy keeps the workspace read-only");
+  }
+  if (s.unlisted_writes == Unlisted::kAsk &&
+      policy.filesystem.unlisted_writes != Unlisted::kAsk) {
+    return WidensKey(s, "filesystem.unlisted_writes",
+                     "the policy refuses unlisted writes without asking");
   }
   if (s.unix_abstract.value_or(false) && !policy.network.unix_abstract) {
     return WidensKey(s, "network.unix_abstract",

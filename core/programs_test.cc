@@ -120,6 +120,13 @@ TEST(ProgramSections, WideningCommandsTheWorkspaceOrSocketsIsALoadError) {
           .status()
           .message(),
       HasSubstr("programs.\"x\".filesystem.workspace_writable widens"));
+  EXPECT_THAT(Load("[programs.\"x\"]\nfilesystem.unlisted_writes = \"ask\"\n")
+                  .status()
+                  .message(),
+              HasSubstr("programs.\"x\".filesystem.unlisted_writes widens"));
+  EXPECT_TRUE(Load("[filesystem]\nunlisted_writes = \"ask\"\n"
+                   "[programs.\"x\"]\nfilesystem.unlisted_writes = \"deny\"\n")
+                  .ok());
   EXPECT_THAT(Load("[programs.\"x\"]\nnetwork.unix_abstract = true\n")
                   .status()
                   .message(),

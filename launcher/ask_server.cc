@@ -61,12 +61,7 @@ AskServer::~AskServer() {
   for (int fd : {tty_, listener_, stop_read_, stop_write_}) close(fd);
 }
 
-bool AskServer::Ask(const std::string& who, const std::string& command,
-                    const std::string& file) {
-  std::lock_guard<std::mutex> lock(mu_);
-  const std::string prompt =
-      absl::StrCat("\nklaunch: ", who, " wants to run `", command, "` (",
-                   file, "), which no rule admits. Allow it once? [Y/n] ");
+std::optional<std::string> AskServer::ReadAnswer(const std::string& prompt) {
   ssize_t ignored = write(tty_, prompt.data(), prompt.size());
   (void)ignored;
   std::string answer;
@@ -74,13 +69,37 @@ bool AskServer::Ask(const std::string& who, const std::string& command,
   while (true) {
     ssize_t n = read(tty_, &c, 1);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;  // no answer is no
+    if (n <= 0) return std::nullopt;
     if (c == '\n' || c == '\r') break;
     answer.push_back(c);
     if (answer.size() > 64) break;
   }
-  return answer.empty() || answer == "y" || answer == "Y" ||
-         answer == "yes";
+  return answer;
+}
+
+bool AskServer::Ask(const std::string& who, const std::string& command,
+                    const std::string& file) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const std::optional<std::string> answer = ReadAnswer(
+      absl::StrCat("\nklaunch: ", who, " wants to run `", command, "` (",
+                   file, "), which no rule admits. Allow it once? [Y/n] "));
+  if (!answer) return false;  // no answer is no
+  return answer->empty() || *answer == "y" || *answer == "Y" ||
+         *answer == "yes";
+}
+
+bool AskServer::AskWrite(const std::string& who, const std::string& op,
+                         const std::string& path) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (writable_.count(path) != 0) return true;
+  const std::optional<std::string> answer = ReadAnswer(absl::StrCat(
+      "\nklaunch: ", who, " wants to write ", path, " (", op,
+      "), which no write root admits. Allow writing it for the rest of the "
+      "run? [y/N] "));
+  const bool yes =
+      answer && (*answer == "y" || *answer == "Y" || *answer == "yes");
+  if (yes) writable_.insert(path);
+  return yes;
 }
 
 bool AskServer::TakeApproval(long pid, const std::string& file,
@@ -117,10 +136,13 @@ void AskServer::Serve() {
         fields[std::string(line.substr(0, eq))] = std::string(line.substr(eq + 1));
       }
     }
+    const std::string who =
+        absl::StrCat("pid ", fields["pid"], " (", fields["exe"], ")");
+    const bool write = fields["kind"] == "write";
     const bool yes =
-        n > 0 && Ask(absl::StrCat("pid ", fields["pid"], " (", fields["exe"], ")"),
-                     fields["command"], fields["file"]);
-    if (yes) {
+        n > 0 && (write ? AskWrite(who, fields["op"], fields["file"])
+                        : Ask(who, fields["command"], fields["file"]));
+    if (yes && !write) {
       long pid = 0;
       if (absl::SimpleAtoi(fields["pid"], &pid)) {
         std::lock_guard<std::mutex> lock(approvals_mu_);

@@ -1,5 +1,7 @@
 // Asking the user: a command no rule admits, under `unlisted = "ask"` (or
-// --ask), is put to the person at the controlling terminal.
+// --ask), and a write no write root admits, under
+// `filesystem.unlisted_writes = "ask"`, are put to the person at the
+// controlling terminal.
 //
 // The server listens on a Unix socket in the run directory (which the policy
 // denies to the program); the shim in any sandboxed process sends one request
@@ -8,8 +10,13 @@
 // while a question waits. An empty answer or "y" allows that one exec;
 // anything else (or end of input) refuses it.
 //
-// Request (one datagram): "pid=N\nexe=PATH\nfile=PATH\ncommand=LINE\n".
+// Request (one datagram): "pid=N\nexe=PATH\nfile=PATH\ncommand=LINE\n",
+// or for a write "kind=write\npid=N\nexe=PATH\nop=OP\nfile=PATH\n".
 // Answer: one byte, 'y' or 'n'.
+//
+// A write's yes admits that path, for every process, for the rest of the
+// run; only "y" or "yes" is yes there (an empty answer is no), since a
+// write outside the write roots is the rarer and riskier question.
 //
 // A yes is also remembered for that process, once: when the exec it allowed
 // is made by libc on the process's behalf (posix_spawn, system, popen) and
@@ -21,6 +28,8 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -41,6 +50,12 @@ class AskServer {
   bool Ask(const std::string& who, const std::string& command,
            const std::string& file);
 
+  // Puts a write no rule admits to the terminal, unless the user already
+  // admitted `path`; true for yes, which admits it from then on.
+  // Thread-safe.
+  bool AskWrite(const std::string& who, const std::string& op,
+                const std::string& path);
+
   // True, once, when the user allowed `command` (of `file`) for process
   // `pid` and that approval has not been used by the supervisor yet.
   bool TakeApproval(long pid, const std::string& file,
@@ -49,6 +64,9 @@ class AskServer {
  private:
   AskServer(int tty, int listener, int stop_read, int stop_write);
   void Serve();
+  // Writes `prompt` and reads one line; nothing at the end of input. The
+  // caller holds mu_.
+  std::optional<std::string> ReadAnswer(const std::string& prompt);
 
   int tty_, listener_, stop_read_, stop_write_;
   std::mutex mu_;
@@ -58,6 +76,7 @@ class AskServer {
   };
   std::mutex approvals_mu_;
   std::vector<Approval> approvals_;
+  std::set<std::string> writable_;  // guarded by mu_
   std::thread thread_;
 };
 

@@ -90,6 +90,15 @@ LandlockPlan PlanLandlock(const Policy& policy, int abi,
   plan.abi = abi;
   plan.handled_fs = HandledFs(abi);
   const uint64_t read = kExecute | kReadFile | kReadDir;
+  if (policy.filesystem.unlisted_writes == Unlisted::kAsk) {
+    // A ruleset cannot grow once applied, and the user may admit a write
+    // anywhere the deny entries do not cover.
+    plan.handled_fs &= read;
+    plan.approximations.push_back(
+        "filesystem.unlisted_writes = \"ask\": a write admitted at the "
+        "terminal may be anywhere, so Landlock does not restrict writing; "
+        "the shim and the supervisor do");
+  }
   uint64_t write = plan.handled_fs;
   if (!SystemAllows(policy, "devices")) write &= ~(kMakeChar | kMakeBlock);
 

@@ -16,6 +16,8 @@
 //                       directory)
 //   a missing write     its nearest existing ancestor may have directories
 //   root                and files made in it, and its files written
+//   unlisted_writes     writing not restricted (a write admitted at the
+//   = "ask"             terminal may be anywhere); reading still is
 //   deny entries        not expressible: the shim and the supervisor
 //   network.allow       TCP connect to the ports named (ABI 4+), unless an
 //                       entry admits every port; bind is not restricted

@@ -64,6 +64,20 @@ TEST(LandlockPlan, WriteRootsGetEveryRightOfTheAbiButDeviceNodes) {
   EXPECT_TRUE(Rule(devices, "/scratch")->access & kMakeChar);
 }
 
+TEST(LandlockPlan, AskedForWritesLeaveWritingToTheOtherLayersAndSaySo) {
+  const LandlockPlan plan = PlanLandlock(
+      Load("extends = \"none\"\n[filesystem]\nread = [\"/usr\"]\n"
+           "unlisted_writes = \"ask\"\n"),
+      7, {});
+  EXPECT_TRUE(plan.handled_fs & kExecute);
+  EXPECT_FALSE(plan.handled_fs & (kWriteFile | kMakeReg | kTruncate));
+  EXPECT_THAT(plan.approximations,
+              Contains(HasSubstr("Landlock does not restrict writing")));
+  const LandlockPlan denied = PlanLandlock(
+      Load("extends = \"none\"\n[filesystem]\nread = [\"/usr\"]\n"), 7, {});
+  EXPECT_TRUE(denied.handled_fs & kWriteFile);
+}
+
 TEST(LandlockPlan, AnOlderAbiIsNeitherAskedForRightsItLacksNorForPorts) {
   const LandlockPlan plan = PlanLandlock(
       Load("extends = \"none\"\n[network]\nallow = [\"127.0.0.1:80\"]\n"), 2,

@@ -161,8 +161,11 @@ absl::Status AddOwnEntries(Policy* policy, const std::string& shim,
     bool reachable = false;
     for (const std::string& p : {e.value, e.resolved}) {
       for (Access a : {Access::kRead, Access::kWrite}) {
-        reachable |= as_written->CheckPath(a, p).allowed() ||
-                     as_written->CheckPath(a, p + "/x").allowed();
+        // An asked-for write could be admitted at the terminal: only a
+        // refusal keeps the program out.
+        for (const std::string& q : {p, p + "/x"}) {
+          reachable |= as_written->CheckPath(a, q).verdict != Verdict::kDeny;
+        }
       }
     }
     if (reachable) policy->filesystem.deny.push_back(std::move(e));
@@ -512,14 +515,18 @@ int RunProgram(const RunOptions& o) {
 
   // Asking needs a terminal; without one, "ask" refuses (the shim says why).
   std::unique_ptr<AskServer> asker;
-  if (policy->commands.unlisted == Unlisted::kAsk && !engine->audit()) {
+  const bool ask_writes =
+      policy->filesystem.unlisted_writes == Unlisted::kAsk;
+  if ((policy->commands.unlisted == Unlisted::kAsk || ask_writes) &&
+      !engine->audit()) {
     absl::StatusOr<std::unique_ptr<AskServer>> s =
         AskServer::Start(*run_dir + "/ask.sock");
     if (s.ok()) {
       asker = *std::move(s);
       env.push_back("KLAUNCH_ASK_SOCKET=" + *run_dir + "/ask.sock");
     } else if (!o.quiet) {
-      Say(absl::StrCat("commands will not be asked about: ",
+      Say(absl::StrCat(ask_writes ? "commands and writes" : "commands",
+                       " will not be asked about (they are refused): ",
                        s.status().message()));
     }
   }
@@ -585,6 +592,7 @@ int RunProgram(const RunOptions& o) {
     settings.log = log;
     settings.verbose = o.verbose;
     settings.asker = asker.get();
+    settings.ask_writes = ask_writes;
     settings.cookie = cookie;
     settings.shim_dev = st.st_dev;
     settings.shim_ino = st.st_ino;

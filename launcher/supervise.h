@@ -35,6 +35,9 @@ struct Settings {
   std::string log;  // the audit log
   bool verbose = false;
   AskServer* asker = nullptr;  // null: "ask" refuses
+  // filesystem.unlisted_writes = "ask": any call that writes may wait for
+  // the terminal.
+  bool ask_writes = false;
   // The policy's host names as klaunch resolved them, so a connect the shim
   // did not see (no name known) can still be admitted by a host rule. Null:
   // only address rules admit such a connect.

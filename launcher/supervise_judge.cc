@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <string_view>
 
 #include "absl/strings/str_cat.h"
 #include "core/audit.h"
@@ -47,16 +48,19 @@ bool Call::Judge(const char* op, const std::string& what, const char* access,
   const bool audit = settings_.engine->audit();
   if (d.verdict == Verdict::kAsk && !audit) {
     AskServer* asker = settings_.asker;
-    if (asker != nullptr &&
-        (asker->TakeApproval(target_.tgid(), what, command) ||
-         asker->TakeApproval(target_.ppid(), what, command) ||
-         asker->Ask(absl::StrCat("pid ", target_.tgid(), " (", target_.exe(),
-                                 ")"),
-                    command, what))) {
-      return true;
-    }
-    d.message += asker != nullptr
-                     ? " (refused at the terminal)"
+    const std::string who =
+        absl::StrCat("pid ", target_.tgid(), " (", target_.exe(), ")");
+    const bool yes =
+        asker != nullptr &&
+        (std::string_view(access) == "write"
+             ? asker->AskWrite(who, op, what)
+             : asker->TakeApproval(target_.tgid(), what, command) ||
+                   asker->TakeApproval(target_.ppid(), what, command) ||
+                   asker->Ask(who, command, what));
+    if (yes) return true;
+    d.message += asker != nullptr ? " (refused at the terminal)"
+                 : std::string_view(access) == "write"
+                     ? " (asking needs a terminal)"
                      : " (asking needs klaunch --ask and a terminal)";
   }
   Record(op, what, access, d, command);

@@ -96,7 +96,7 @@ bool MayBlock(int nr, const Settings& settings) {
     case SYS_execveat:
       return settings.asker != nullptr;
     default:
-      return false;
+      return settings.asker != nullptr && settings.ask_writes;
   }
 }
 

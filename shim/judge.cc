@@ -57,10 +57,10 @@ void Record(const char* op, const char* target, const char* access,
   }
 }
 
-// Puts an exec no rule admits to the user through klaunch; true for yes.
-// Raw calls throughout: the socket lies in klaunch's own directory, which
-// the policy denies to the program.
-bool AskUser(const std::string& socket_path, const char* file,
+// Puts an exec (or, with `op`, a write) no rule admits to the user through
+// klaunch; true for yes. Raw calls throughout: the socket lies in klaunch's
+// own directory, which the policy denies to the program.
+bool AskUser(const std::string& socket_path, const char* op, const char* file,
              const std::string& command) {
   long fd = sys(SYS_socket, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
   if (fd < 0) return false;
@@ -70,9 +70,11 @@ bool AskUser(const std::string& socket_path, const char* file,
                 socket_path.c_str());
   bool yes = false;
   if (sys(SYS_connect, fd, &addr, sizeof(addr)) == 0) {
-    const std::string req = "pid=" + std::to_string(sys(SYS_getpid)) +
-                            "\nexe=" + GetConfig().exe + "\nfile=" + file +
-                            "\ncommand=" + command + "\n";
+    const std::string req =
+        (op != nullptr ? std::string("kind=write\nop=") + op + "\n"
+                       : std::string()) +
+        "pid=" + std::to_string(sys(SYS_getpid)) + "\nexe=" +
+        GetConfig().exe + "\nfile=" + file + "\ncommand=" + command + "\n";
     if (sys_call6(SYS_sendto, fd, (long)req.data(), (long)req.size(),
                   MSG_NOSIGNAL, 0, 0) > 0) {
       char answer = 'n';
@@ -94,10 +96,14 @@ bool Apply(const char* op, const char* target, const char* access,
   const bool audit = GetConfig().engine->audit();
   if (d.verdict == Verdict::kAsk && !audit) {
     const std::string& socket = GetConfig().ask_socket;
-    if (!socket.empty() && AskUser(socket, target, command)) return true;
-    d.message += socket.empty()
-                     ? " (asking needs klaunch --ask and a terminal)"
-                     : " (refused at the terminal)";
+    const char* write_op = std::strcmp(access, "write") == 0 ? op : nullptr;
+    if (!socket.empty() && AskUser(socket, write_op, target, command)) {
+      return true;
+    }
+    d.message += !socket.empty() ? " (refused at the terminal)"
+                 : write_op != nullptr ? " (asking needs a terminal)"
+                                       : " (asking needs klaunch --ask and a "
+                                         "terminal)";
   }
   Record(op, target, access, d, audit, command);
   if (audit) return true;

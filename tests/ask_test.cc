@@ -135,6 +135,120 @@ TEST_F(Ask, WithoutATerminalAskingRefusesAndSaysWhy) {
   EXPECT_THAT(r.err, Not(HasSubstr("Allow it once?")));
 }
 
+// filesystem.unlisted_writes = "ask": a read-only workspace, so every write
+// there is outside the write roots; `secret` is under a deny entry. The
+// toucher (tests/programs/toucher.c) is built static, so its writes reach
+// the seccomp supervisor rather than the shim.
+class AskedWrites : public ::testing::Test {
+ protected:
+  static constexpr char kPrompt[] =
+      "Allow writing it for the rest of the run? [y/N] ";
+  void SetUp() override {
+    RunProcess({"/bin/mkdir", "-p", dir_.Path("ws/bin"), dir_.Path("state")});
+    ProcessResult s = RunProcess(
+        {"/usr/bin/gcc", "-O1", "-static", "-no-pie", "-o", Static(),
+         RequiredEnv("KLAUNCH_TEST_PROGRAMS") + "/toucher.c"});
+    ASSERT_EQ(s.exit_code, 0) << s.err;
+    policy_ = dir_.Write("p.toml", "extends = \"read-only\"\n[filesystem]\n"
+                                   "unlisted_writes = \"ask\"\ndeny = [\"" +
+                                       Ws("secret") + "\"]\n");
+  }
+  std::string Ws(const std::string& name) const {
+    return dir_.Path("ws/" + name);
+  }
+  std::string Static() const { return Ws("bin/toucher-static"); }
+  std::vector<std::string> Env() const {
+    return {"PATH=/usr/bin:/bin", "HOME=" + dir_.path(), "TERM=dumb",
+            "XDG_STATE_HOME=" + dir_.Path("state")};
+  }
+  PtyRun Run(const std::vector<std::string>& command,
+             std::vector<std::string> answers) {
+    std::vector<std::string> argv = {RequiredEnv("KLAUNCH_BIN"), "--policy",
+                                     policy_, "--log", Log(), "--"};
+    argv.insert(argv.end(), command.begin(), command.end());
+    return RunOnPty(argv, Env(), dir_.Path("ws"), kPrompt, std::move(answers));
+  }
+  std::string Log() const { return dir_.Path("audit.jsonl"); }
+  static size_t Count(const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos;
+         at = text.find(what, at + what.size())) {
+      ++n;
+    }
+    return n;
+  }
+  TempDir dir_;
+  std::string policy_;
+};
+
+TEST_F(AskedWrites, AYesAdmitsThatPathForTheRestOfTheRunAskingOnce) {
+  const std::string out = Ws("out");
+  // The shell's own redirections (the shim), then a static program (the
+  // supervisor) appending to the same path: one question in all.
+  PtyRun r = Run({"/bin/sh", "-c",
+                  "echo one > " + out + "; echo two >> " + out + "; " +
+                      Static() + " append:" + out + "; echo finished"},
+                 {"y"});
+  EXPECT_THAT(r.screen, HasSubstr("wants to write " + out + " (open)"));
+  EXPECT_EQ(Count(r.screen, kPrompt), 1u) << r.screen;
+  EXPECT_THAT(r.screen, HasSubstr("append " + out + ": ok")) << r.screen;
+  EXPECT_THAT(r.screen, HasSubstr("finished"));
+  EXPECT_EQ(ReadFile(out).substr(0, 8), "one\ntwo\n");
+  EXPECT_EQ(r.exit_code, 0) << r.screen;
+}
+
+TEST_F(AskedWrites, ANoLeavesNoFileBehindAndIsRecorded) {
+  const std::string no = Ws("no");
+  PtyRun r = Run({Static(), "create:" + no}, {"n"});
+  EXPECT_THAT(r.screen, HasSubstr("wants to write " + no));
+  EXPECT_THAT(r.screen, HasSubstr("create " + no + ": error")) << r.screen;
+  EXPECT_FALSE(Exists(no));
+  const std::string log = ReadFile(Log());
+  EXPECT_THAT(log, HasSubstr("refused at the terminal"));
+  EXPECT_THAT(log, HasSubstr("\"target\":\"" + no + "\""));
+  EXPECT_THAT(log, HasSubstr("\"layer\":\"seccomp\""));
+}
+
+TEST_F(AskedWrites, AnEmptyAnswerIsNo) {
+  const std::string empty = Ws("empty");
+  PtyRun r = Run({"/bin/sh", "-c", "echo x > " + empty + "; echo finished"},
+                 {""});
+  EXPECT_THAT(r.screen, HasSubstr("wants to write " + empty));
+  EXPECT_THAT(r.screen, HasSubstr("finished"));
+  EXPECT_FALSE(Exists(empty));
+  EXPECT_THAT(ReadFile(Log()), HasSubstr("\"layer\":\"shim\""));
+}
+
+TEST_F(AskedWrites, ADenyEntryAndAReadAreNeverAsked) {
+  // Were either asked, the "y" typed at the prompt would let it through.
+  const std::string secret = Ws("secret");
+  PtyRun r = Run({"/bin/sh", "-c",
+                  "echo x > " + secret + "; " + Static() + " create:" +
+                      secret + " read:/root/.klaunch-never; echo finished"},
+                 {"y", "y"});
+  EXPECT_THAT(r.screen, HasSubstr("finished"));
+  EXPECT_THAT(r.screen, Not(HasSubstr("wants to write")));
+  EXPECT_FALSE(Exists(secret));
+  EXPECT_THAT(ReadFile(Log()), HasSubstr("filesystem.deny"));
+}
+
+TEST_F(AskedWrites, WithoutATerminalAWriteIsRefusedAndSaysWhy) {
+  const std::string none = Ws("none");
+  ProcessOptions o;
+  o.cwd = dir_.Path("ws");
+  o.env = Env();
+  ProcessResult r = RunProcess(
+      {"/usr/bin/setsid", "-w", RequiredEnv("KLAUNCH_BIN"), "--policy",
+       policy_, "--log", Log(), "--", "/bin/sh", "-c",
+       "echo x > " + none + "; " + Static() + " create:" + none},
+      o);
+  EXPECT_FALSE(Exists(none));
+  EXPECT_THAT(r.err, HasSubstr("commands and writes will not be asked about"));
+  EXPECT_THAT(ReadFile(Log()), HasSubstr("asking needs a terminal"));
+  EXPECT_THAT(r.out, HasSubstr("create " + none + ": error"));
+  EXPECT_THAT(r.err, Not(HasSubstr("Allow writing")));
+}
+
 }  // namespace
 }  // namespace klaunch::testing
 

@@ -219,17 +219,20 @@ TEST_F(AskedWrites, AnEmptyAnswerIsNo) {
   EXPECT_THAT(ReadFile(Log()), HasSubstr("\"layer\":\"shim\""));
 }
 
-TEST_F(AskedWrites, ADenyEntryAndAReadAreNeverAsked) {
-  // Were either asked, the "y" typed at the prompt would let it through.
+TEST_F(AskedWrites, ADenyEntryKlaunchsOwnFilesAndAReadAreNeverAsked) {
+  // Were any asked, the "y" typed at the prompt would let it through.
   const std::string secret = Ws("secret");
   PtyRun r = Run({"/bin/sh", "-c",
-                  "echo x > " + secret + "; " + Static() + " create:" +
-                      secret + " read:/root/.klaunch-never; echo finished"},
-                 {"y", "y"});
+                  "echo x > " + secret + "; echo forged >> " + Log() + "; " +
+                      Static() + " create:" + secret + " append:" + Log() +
+                      " read:/root/.klaunch-never; echo finished"},
+                 {"y", "y", "y"});
   EXPECT_THAT(r.screen, HasSubstr("finished"));
   EXPECT_THAT(r.screen, Not(HasSubstr("wants to write")));
   EXPECT_FALSE(Exists(secret));
-  EXPECT_THAT(ReadFile(Log()), HasSubstr("filesystem.deny"));
+  const std::string log = ReadFile(Log());
+  EXPECT_THAT(log, HasSubstr("filesystem.deny"));
+  EXPECT_THAT(log, Not(HasSubstr("\nforged")));  // (the command line names it)
 }
 
 TEST_F(AskedWrites, WithoutATerminalAWriteIsRefusedAndSaysWhy) {

@@ -125,6 +125,10 @@ std::string FormatAuditLine(const AuditEvent& e) {
     out += ",\"command\":";
     AppendString(&out, e.command);
   }
+  if (!e.program.empty()) {
+    out += ",\"program\":";
+    AppendString(&out, e.program);
+  }
   out += "}\n";
   return out;
 }
@@ -155,6 +159,7 @@ std::optional<AuditEvent> ParseAuditLine(absl::string_view line) {
     else if (key == "message") e.message = value;
     else if (key == "layer") e.layer = value;
     else if (key == "command") e.command = value;
+    else if (key == "program") e.program = value;
   }
   if (!r.AtEnd()) return std::nullopt;
   return e;

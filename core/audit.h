@@ -37,6 +37,9 @@ struct AuditEvent {
   std::string message;
   std::string layer;
   std::string command;  // for an exec: the command line judged
+  // The innermost program section in force ("curl"), as the layer that
+  // judged knows it; empty outside every section.
+  std::string program;
 };
 
 // The line, newline included.

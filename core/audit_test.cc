@@ -29,6 +29,18 @@ TEST(Audit, ReadingALineGivesBackWhatWasWritten) {
   EXPECT_EQ(back->target, e.target);
   EXPECT_EQ(back->rule, e.rule);
   EXPECT_EQ(back->layer, e.layer);
+  EXPECT_EQ(back->program, "");
+  EXPECT_EQ(FormatAuditLine(e).find("\"program\""), std::string::npos);
+}
+
+TEST(Audit, ARecordMadeInsideAProgramSectionNamesIt) {
+  AuditEvent e = Sample();
+  e.program = "curl";
+  const std::string line = FormatAuditLine(e);
+  EXPECT_NE(line.find(",\"program\":\"curl\"}"), std::string::npos) << line;
+  std::optional<AuditEvent> back = ParseAuditLine(line);
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->program, "curl");
 }
 
 TEST(Audit, ATornOrForeignLineIsRejected) {

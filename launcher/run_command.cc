@@ -225,7 +225,8 @@ bool AllowProgram(const Engine& engine, const std::string& program,
   AppendEvent(log, AuditEvent{when, getpid(), "klaunch", "execve", named,
                               "exec", engine.audit() ? "would_deny" : "deny",
                               std::string(d.rule), d.message, "launcher",
-                              CommandLineText(named, argv)});
+                              CommandLineText(named, argv),
+                              std::string(engine.program())});
   if (engine.audit()) return true;
   Say(d.message);  // the reason for exit 126, so printed even with --quiet
   return false;

@@ -33,7 +33,8 @@ void Record(const char* op, const char* target, const char* access,
     const std::string line = FormatAuditLine(AuditEvent{
         when, sys(SYS_getpid), c.exe, op, target, access,
         audit ? "would_deny" : "deny", std::string(d.rule), d.message,
-        "shim", command});
+        "shim", command,
+        c.engine != nullptr ? std::string(c.engine->program()) : ""});
     // One write on an O_APPEND descriptor: concurrent processes never
     // interleave inside a line.
     long fd = sys_openat(AT_FDCWD, c.audit_log.c_str(),

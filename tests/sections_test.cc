@@ -35,6 +35,13 @@ bool Exists(const std::string& p) {
   return stat(p.c_str(), &st) == 0;
 }
 
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
 std::string Slurp(const std::string& p) {
   std::ifstream in(p);
   std::stringstream s;
@@ -99,13 +106,29 @@ class Sections : public ::testing::Test {
 TEST_F(Sections, ACurlLikeToolReachesTheNetworkButWritesNothing) {
   const ProcessResult r = Run(
       Policy(), Cat("curl connect:", Port(), " create:", Ws("c.txt"),
-                             "; toucher create:", Ws("t.txt")));
+                             " read:/root; toucher create:", Ws("t.txt"),
+                             " read:/root"));
   EXPECT_THAT(r.out, HasSubstr("connect " + Port() + ": ok"));
   EXPECT_THAT(r.out, HasSubstr("create " + Ws("c.txt") + ": error"));
   EXPECT_FALSE(Exists(Ws("c.txt")));  // refused before it was created
   // A program no section names keeps the policy's rights.
   EXPECT_THAT(r.out, HasSubstr("create " + Ws("t.txt") + ": ok"));
   EXPECT_THAT(Log(), HasSubstr("\"rule\":\"programs.\\\"curl\\\"\""));
+  // Every record made inside the section names it, the policy's own
+  // refusals too; the unnamed program's records name none.
+  int in_curl = 0, outside = 0;
+  for (const std::string& line : Lines(Log())) {
+    if (line.find("\"target\":\"/root\"") == std::string::npos) continue;
+    if (line.find("\"program\":\"curl\"") != std::string::npos) {
+      ++in_curl;
+      EXPECT_THAT(line, HasSubstr("\"rule\":\"filesystem.unlisted\""));
+    } else {
+      ++outside;
+      EXPECT_THAT(line, Not(HasSubstr("\"program\"")));
+    }
+  }
+  EXPECT_EQ(in_curl, 1) << Log();
+  EXPECT_EQ(outside, 1) << Log();
 }
 
 TEST_F(Sections, APipLikeToolWritesOnlyItsVenvAndStaysOffline) {

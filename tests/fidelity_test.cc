@@ -322,6 +322,14 @@ TEST_F(Fidelity, EachPolicyExamplesWorkloadsAreJudgedAlikeInBothModes) {
        {"read " + home() + "/.npmrc", "write " + home() + "/.npmrc",
         "write " + ws() + "/sub/.env", "read " + home() + "/.ssh/id_rsa"}},
       {"git-https.toml", {"/usr/bin/git", "status", "--short"}, {}},
+      {"agent-git-one-host.toml",
+       // git runs no program but git (its alias's shell is refused), and
+       // python3 stays offline.
+       {"/bin/sh", "-c",
+        "git status --short; git -c 'alias.x=!true; true' x; "
+        "python3 -c 'import socket; socket.socket().connect_ex((\"127.0.0.1\", " +
+            port + "))'; true"},
+       {"exec /usr/bin/sh", "connect 127.0.0.1:" + port}},
       {"git-https.toml",
        {"/usr/bin/git", "config", "--file", home() + "/.git-credentials",
         "--list"},

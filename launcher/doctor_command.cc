@@ -24,7 +24,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
-#include "launcher/landlock.h"
+#include "core/landlock.h"
 #include "launcher/run_command.h"
 #include "launcher/seccomp_filter.h"
 #include "launcher/shim_locator.h"

@@ -33,7 +33,7 @@
 #include "core/path.h"
 #include "core/programs.h"
 #include "launcher/ask_server.h"
-#include "launcher/landlock.h"
+#include "core/landlock.h"
 #include "launcher/name_cache.h"
 #include "launcher/program.h"
 #include "launcher/seccomp_filter.h"
@@ -589,7 +589,8 @@ int RunProgram(const RunOptions& o) {
       Say(absl::StrCat("cannot stat the shim ", *shim, ": ", strerror(errno)));
       return kExitKlaunchFailed;
     }
-    settings.engine = &*engine;
+    // CMD's own sections hold for the whole tree, whatever it runs.
+    settings.engine = &*cmd_engine;
     settings.log = log;
     settings.verbose = o.verbose;
     settings.asker = asker.get();
@@ -603,7 +604,9 @@ int RunProgram(const RunOptions& o) {
     settings.names = names.get();
   }
   // The Landlock layer: best effort unless required, never in a dry run.
+  // CMD's program sections stack one ruleset each on the policy's.
   int ruleset = -1;
+  std::vector<int> section_rulesets;
   std::string landlock;
   if (o.no_landlock) {
     landlock = "no landlock (--no-landlock)";
@@ -615,10 +618,20 @@ int RunProgram(const RunOptions& o) {
   } else if (const int abi = LandlockAbi(); abi == 0) {
     landlock = "no landlock (this kernel has none)";
   } else {
-    LandlockPlan plan = PlanLandlock(*policy, abi, {{effective}, {log}});
+    // The shim stacks a section's ruleset at its exec with the same extras.
+    const LandlockExtras extras{{effective, *shim}, {log}};
+    LandlockPlan plan = PlanLandlock(*policy, abi, extras);
     absl::StatusOr<int> fd = CreateRuleset(&plan);
+    absl::StatusOr<std::vector<int>> sections =
+        CreateSectionRulesets(*policy, cmd_chain, abi, extras);
+    if (fd.ok() && !sections.ok()) {
+      close(*fd);
+      fd = sections.status();
+    }
     if (fd.ok()) {
       ruleset = *fd;
+      section_rulesets = *std::move(sections);
+      env.push_back(absl::StrCat("KLAUNCH_LANDLOCK=", abi));
       landlock = DescribeLandlock(plan);
       if (o.verbose) {
         for (const std::string& a : plan.approximations) {
@@ -685,6 +698,14 @@ int RunProgram(const RunOptions& o) {
     ChildReport r;
     if (ruleset >= 0 && (r.error = -RestrictSelf(ruleset)) != 0) {
       r.stage = ChildReport::kLandlock;
+    }
+    for (int fd : section_rulesets) {
+      if (r.error == 0 && (r.error = -RestrictSelf(fd)) != 0) {
+        r.stage = ChildReport::kLandlock;
+      }
+    }
+    if (r.error != 0) {
+      // Reported below.
     } else if (seccomp) {
       close(channel[0]);
       if ((r.error = InstallInChild(filter, channel[1], cookie)) != 0) {
@@ -704,6 +725,7 @@ int RunProgram(const RunOptions& o) {
   g_child = child;
   close(report[1]);
   if (ruleset >= 0) close(ruleset);
+  for (int fd : section_rulesets) close(fd);
   std::unique_ptr<Supervisor> supervisor;
   if (seccomp) {
     close(channel[1]);

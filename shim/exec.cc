@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "core/landlock.h"
 #include "core/programs.h"
 #include "shim/open.h"
 #include "shim/pin.h"
@@ -146,6 +147,46 @@ void RestoreEnviron() {
 std::vector<int> ChainOfThisProcess() {
   const Config& c = GetConfig();
   return c.engine ? c.engine->chain() : std::vector<int>{};
+}
+
+// Last before an exec that enters program sections, once nothing else can
+// refuse it: a Landlock ruleset per section entered, stacked on this
+// process, so that the program and all it starts are held by the kernel to
+// the section's files and ports whatever they do to the shim (a static
+// helper, a direct system call). A failed exec after it leaves this process
+// narrowed, never wider.
+bool StackLandlock(const char* op, const char* path,
+                   const std::vector<int>& before,
+                   const std::vector<int>& chain) {
+  const Config& c = GetConfig();
+  if (c.landlock_abi <= 0 || chain.size() <= before.size()) return true;
+  const LandlockExtras extras{{c.policy_file, c.shim_path}, {c.audit_log}};
+  std::string why;
+  absl::StatusOr<std::vector<int>> fds;
+  {
+    // Its opens of the rules' paths are the shim's, not the program's.
+    InsideShim inside;
+    fds = CreateSectionRulesets(
+        c.engine->policy(), absl::MakeConstSpan(chain).subspan(before.size()),
+        c.landlock_abi, extras);
+  }
+  if (!fds.ok()) {
+    why = std::string(fds.status().message());
+  } else {
+    for (int fd : *fds) {
+      // RestrictSelf closes the ruleset once it is in force.
+      const int r = why.empty() ? RestrictSelf(fd) : -ECANCELED;
+      if (r == 0) continue;
+      if (why.empty()) {
+        why = std::string("landlock_restrict_self: ") + strerror(-r);
+      }
+      sys_close(fd);
+    }
+  }
+  if (why.empty()) return true;
+  return Refuse(op, path,
+                ("its program section's Landlock ruleset could not be "
+                 "stacked: " + why).c_str());
 }
 
 // The names an executable is reached by between the name it was run by and
@@ -277,8 +318,10 @@ int Execve(const char* op, int dirfd, const char* path, char* const argv[],
     return static_cast<int>(
         Ret(sys(SYS_execveat, dirfd, path, argv, envp, flags)));
   }
-  std::vector<int> chain = ChainOfThisProcess();
+  const std::vector<int> before = ChainOfThisProcess();
+  std::vector<int> chain = before;
   if (!JudgeExec(op, dirfd, path, argv, flags, &chain)) return -1;
+  if (!StackLandlock(op, path, before, chain)) return -1;
   ChildEnv env(envp, chain);
   scope.RestoreErrno();
   return static_cast<int>(

@@ -69,7 +69,8 @@ bool ReadPolicy(const char* path, std::string* text, std::string* error) {
 // change what the shim enforces or hands to its children.
 constexpr const char* kVariables[] = {"KLAUNCH_POLICY_FILE", "KLAUNCH_AUDIT_LOG",
                                       "KLAUNCH_SHIM", "KLAUNCH_VERBOSE",
-                                      "KLAUNCH_ASK_SOCKET", "KLAUNCH_PROGRAMS"};
+                                      "KLAUNCH_ASK_SOCKET", "KLAUNCH_PROGRAMS",
+                                      "KLAUNCH_LANDLOCK"};
 constexpr int kNumVariables = sizeof(kVariables) / sizeof(kVariables[0]);
 char g_captured[kNumVariables][4096];
 bool g_present[kNumVariables];
@@ -135,6 +136,10 @@ void Initialise() {
   if (log != nullptr && *log != '\0') c->audit_log = log;
   c->verbose = verbose != nullptr && std::strcmp(verbose, "1") == 0;
   if (shim != nullptr && *shim == '/') c->shim_path = shim;
+  if (policy != nullptr) c->policy_file = policy;
+  if (const char* abi = Captured("KLAUNCH_LANDLOCK")) {
+    c->landlock_abi = std::atoi(abi);
+  }
   for (const char* name : kVariables) {
     if (const char* v = Captured(name)) {
       c->inject.push_back(std::string(name) + "=" + v);
@@ -192,6 +197,18 @@ const Config& GetConfig() {
 }
 
 bool Scope::Active() { return t_in_shim; }
+
+InsideShim::InsideShim() : outer_(t_in_shim) {
+  sigset_t all;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &old_);
+  t_in_shim = true;
+}
+
+InsideShim::~InsideShim() {
+  t_in_shim = outer_;
+  pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+}
 
 void* RealSymbol(const char* name) {
   void* p = dlsym(RTLD_NEXT, name);

@@ -23,6 +23,8 @@
 
 #include <errno.h>
 
+#include <signal.h>
+
 #include <string>
 #include <vector>
 
@@ -40,6 +42,10 @@ struct Config {
   std::string exe;                 // this process's executable
   std::string shim_path;           // for the children's LD_PRELOAD
   std::string ask_socket;          // empty: "ask" refuses
+  std::string policy_file;         // the effective policy it loaded
+  // The Landlock ABI klaunch restricted the program with; 0 when it did not
+  // (--no-landlock, audit mode, no Landlock): then sections stack none.
+  int landlock_abi = 0;
   // "NAME=value" strings every child must get back, KLAUNCH_* only.
   std::vector<std::string> inject;
 };
@@ -68,6 +74,22 @@ class Scope {
  private:
   int saved_errno_;
   bool nested_;
+};
+
+// Marks this thread as inside the shim for its lifetime, with every signal
+// blocked (no handler of the program's may run unjudged meanwhile): for the
+// shim's own use of libc functions it interposes (opening the paths of a
+// Landlock ruleset), which then pass straight to the kernel.
+class InsideShim {
+ public:
+  InsideShim();
+  ~InsideShim();
+  InsideShim(const InsideShim&) = delete;
+  InsideShim& operator=(const InsideShim&) = delete;
+
+ private:
+  bool outer_;
+  sigset_t old_;
 };
 
 // The next definition of a libc function (dlsym RTLD_NEXT), looked up once.

@@ -35,6 +35,15 @@ bool Exists(const std::string& p) {
   return stat(p.c_str(), &st) == 0;
 }
 
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos;
+       at = text.find(what, at + what.size())) {
+    ++n;
+  }
+  return n;
+}
+
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> out;
   std::istringstream in(text);
@@ -189,6 +198,43 @@ TEST_F(Sections, KlaunchNarrowsAProgramItStartsItself) {
   const ProcessResult r = RunProcess(argv, o);
   EXPECT_THAT(r.out, HasSubstr("create " + Ws("direct.txt") + ": error"));
   EXPECT_FALSE(Exists(Ws("direct.txt")));
+}
+
+// A program that found the cookie in its memory gets past the shim and the
+// supervisor (Seccomp.WithoutLandlockAForgedTagGetsPastTheShimAndTheSupervisor);
+// the Landlock ruleset its section stacked at its exec still holds it to
+// the section's files. The same attacker under a name no section has writes.
+TEST_F(Sections, AForgedTagInsideASectionMeetsTheSectionsLandlockRuleset) {
+  if (LandlockAbiOfThisKernel() == 0) GTEST_SKIP() << "this kernel has no Landlock";
+  const ProcessResult built = RunProcess(
+      {"/usr/bin/gcc", "-O1", "-o", Ws("bin/curl"),
+       RequiredEnv("KLAUNCH_TEST_PROGRAMS") + "/attacker.c"});
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  RunProcess({"/bin/cp", Ws("bin/curl"), Ws("bin/attacker")});
+  // The attacker finds the cookie by trying it on a file only a deny entry
+  // keeps it from.
+  const std::string denied = dir_.Write("ws/denied.txt", "x");
+  const std::string policy =
+      Policy(Cat("[filesystem]\ndeny = [\"", denied, "\"]\n"));
+  const ProcessResult r =
+      Run(policy, Cat("curl forge ", denied, " ", Ws("by-curl.txt"), " ",
+                      Port(), "; attacker forge ", denied, " ",
+                      Ws("by-attacker.txt"), " ", Port()));
+  ASSERT_EQ(Count(r.out, "forge: found the cookie"), 2u) << r.out << r.err;
+  EXPECT_FALSE(Exists(Ws("by-curl.txt"))) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("forge write: Permission denied"));
+  EXPECT_TRUE(Exists(Ws("by-attacker.txt"))) << r.out;
+  // CMD itself in a section: klaunch stacks the ruleset before its exec.
+  std::vector<std::string> argv = {RequiredEnv("KLAUNCH_BIN"), "--policy",
+                                   policy, "--", Ws("bin/curl"), "forge",
+                                   denied, Ws("as-cmd.txt"), Port()};
+  ProcessOptions o;
+  o.cwd = dir_.Path("ws");
+  o.env = {"PATH=/usr/bin:/bin", "HOME=" + dir_.path(),
+           "XDG_STATE_HOME=" + dir_.Path("state")};
+  const ProcessResult cmd = RunProcess(argv, o);
+  ASSERT_THAT(cmd.out, HasSubstr("forge: found the cookie")) << cmd.err;
+  EXPECT_FALSE(Exists(Ws("as-cmd.txt"))) << cmd.out;
 }
 
 TEST_F(Sections, ASectionThatWidensIsALoadErrorAndNothingRuns) {

@@ -1,4 +1,4 @@
-#include "launcher/landlock.h"
+#include "core/landlock.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -25,17 +25,22 @@
 //   unix_abstract,      abstract Unix sockets and signals scoped to the
 //   "signals"           sandbox (ABI 6+) unless the policy opens them
 //
+// A program section (core/programs.h) stacks a ruleset of its own, planned
+// the same way from the section's policy, when a process enters it: klaunch
+// for CMD, the shim at the exec of a program a section names.
+//
 // This module plans (a pure function of the policy), builds the ruleset in
-// klaunch, and restricts the child; it decides nothing per call.
+// klaunch or the shim, and restricts; it decides nothing per call.
 
-#ifndef KLAUNCH_LAUNCHER_LANDLOCK_H_
-#define KLAUNCH_LAUNCHER_LANDLOCK_H_
+#ifndef KLAUNCH_CORE_LANDLOCK_H_
+#define KLAUNCH_CORE_LANDLOCK_H_
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "core/policy.h"
 
 namespace klaunch {
@@ -84,9 +89,17 @@ absl::StatusOr<int> CreateRuleset(LandlockPlan* plan);
 // async-signal-safe.
 int RestrictSelf(int ruleset_fd);
 
+// The rulesets a process that enters the program sections `sections`
+// (indices into policy.programs, core/programs.h) stacks on the one it is
+// under: one per section, planned from SectionPolicy, each to restrict with
+// (RestrictSelf) in turn. Landlock keeps at most 16 layers.
+absl::StatusOr<std::vector<int>> CreateSectionRulesets(
+    const Policy& policy, absl::Span<const int> sections, int abi,
+    const LandlockExtras& extras);
+
 // "landlock ABI 7 (files, TCP connect, scopes)" and the like.
 std::string DescribeLandlock(const LandlockPlan& plan);
 
 }  // namespace klaunch
 
-#endif  // KLAUNCH_LAUNCHER_LANDLOCK_H_
+#endif  // KLAUNCH_CORE_LANDLOCK_H_

@@ -1,4 +1,4 @@
-#include "launcher/landlock.h"
+#include "core/landlock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "core/network.h"
 #include "core/path.h"
+#include "core/programs.h"
 
 namespace klaunch {
 namespace {
@@ -235,6 +236,29 @@ int RestrictSelf(int ruleset_fd) {
   if (syscall(SYS_landlock_restrict_self, ruleset_fd, 0) != 0) return -errno;
   close(ruleset_fd);
   return 0;
+}
+
+absl::StatusOr<std::vector<int>> CreateSectionRulesets(
+    const Policy& policy, absl::Span<const int> sections, int abi,
+    const LandlockExtras& extras) {
+  std::vector<int> fds;
+  for (int i : sections) {
+    if (i < 0 || static_cast<size_t>(i) >= policy.programs.size()) {
+      for (int fd : fds) close(fd);
+      return absl::InvalidArgumentError("no such program section");
+    }
+    LandlockPlan plan =
+        PlanLandlock(SectionPolicy(policy, policy.programs[i]), abi, extras);
+    absl::StatusOr<int> fd = CreateRuleset(&plan);
+    if (!fd.ok()) {
+      for (int f : fds) close(f);
+      return absl::Status(fd.status().code(),
+                          absl::StrCat(policy.programs[i].key, ": ",
+                                       fd.status().message()));
+    }
+    fds.push_back(*fd);
+  }
+  return fds;
 }
 
 std::string DescribeLandlock(const LandlockPlan& plan) {

@@ -29,7 +29,7 @@ void Call::Record(const char* op, const std::string& what, const char* access,
     const std::string line = FormatAuditLine(AuditEvent{
         when, target_.tgid(), target_.exe(), op, what, access,
         audit ? "would_deny" : "deny", std::string(d.rule), d.message,
-        "seccomp", command});
+        "seccomp", command, std::string(settings_.engine->program())});
     if (int e = AppendAuditLine(settings_.log, line); e != 0) {
       CountLostRecord(settings_, e);
     }

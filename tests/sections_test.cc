@@ -198,6 +198,21 @@ TEST_F(Sections, KlaunchNarrowsAProgramItStartsItself) {
   const ProcessResult r = RunProcess(argv, o);
   EXPECT_THAT(r.out, HasSubstr("create " + Ws("direct.txt") + ": error"));
   EXPECT_FALSE(Exists(Ws("direct.txt")));
+  // A static CMD (no shim): the supervisor judges it under CMD's section,
+  // and says which.
+  RunProcess({"/bin/mkdir", "-p", Ws("static")});
+  const ProcessResult built = RunProcess(
+      {"/usr/bin/gcc", "-O1", "-static", "-no-pie", "-o", Ws("static/curl"),
+       RequiredEnv("KLAUNCH_TEST_PROGRAMS") + "/toucher.c"});
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  const std::string log = dir_.Path("static.jsonl");
+  const ProcessResult s = RunProcess(
+      {RequiredEnv("KLAUNCH_BIN"), "--policy", policy, "--log", log, "--",
+       Ws("static/curl"), "create:" + Ws("static.txt")},
+      o);
+  EXPECT_THAT(s.out, HasSubstr("create " + Ws("static.txt") + ": error"));
+  EXPECT_FALSE(Exists(Ws("static.txt")));
+  EXPECT_THAT(Slurp(log), HasSubstr("\"layer\":\"seccomp\",\"program\":\"curl\""));
 }
 
 // A program that found the cookie in its memory gets past the shim and the

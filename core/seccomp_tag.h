@@ -29,6 +29,14 @@ inline constexpr long kCookieQuerySyscall = SYS_tuxcall;
 // say the log is incomplete instead of leaving a silent gap.
 inline constexpr long kLostRecordReport = 0x6c6f7374;  // "lost"
 
+// The same call with this first argument, made by the shim just before an
+// exec that enters program sections (core/programs.h), arg1 and arg2 the
+// text and length of the chain the program will run under ("0,2"): klaunch
+// moves the process into that chain's cgroup (launcher/chain_cgroups.h),
+// so that the supervisor judges it and its descendants under the chain.
+// ENOSYS: klaunch keeps no such cgroups (or there is no seccomp layer).
+inline constexpr long kSectionEnter = 0x73656374;  // "sect"
+
 }  // namespace klaunch
 
 #endif  // KLAUNCH_CORE_SECCOMP_TAG_H_

@@ -33,6 +33,7 @@
 #include "core/path.h"
 #include "core/programs.h"
 #include "launcher/ask_server.h"
+#include "launcher/chain_cgroups.h"
 #include "core/landlock.h"
 #include "launcher/name_cache.h"
 #include "launcher/program.h"
@@ -148,6 +149,11 @@ Entry KlaunchEntry(const std::string& path, const std::string& list,
 //     can neither read nor forge its policy or audit log. Only where the
 //     policy would otherwise admit it: a deny entry costs every stat a path
 //     resolution in the shim, and the presets keep $HOME's state closed.
+// The run directory's own name, unique among runs: names its cgroup too.
+std::string RunTag(const std::string& run_dir) {
+  return run_dir.substr(run_dir.rfind('/') + 1);
+}
+
 absl::Status AddOwnEntries(Policy* policy, const std::string& shim,
                            const std::vector<std::string>& own) {
   absl::StatusOr<Engine> as_written = Engine::Create(*policy);
@@ -479,7 +485,22 @@ int RunProgram(const RunOptions& o) {
   std::atomic<int> lost_errno{0};
   // Compiling is where a policy can still fail (RE2's memory): say which.
   const std::string source = o.policy_file.empty() ? "the preset" : o.policy_file;
-  if (absl::Status s = AddOwnEntries(&*policy, *shim, {base, log}); !s.ok()) {
+  // Program sections entered below CMD, for the supervisor: a cgroup per
+  // chain, denied to the program like klaunch's other state.
+  std::unique_ptr<ChainCgroups> chains;
+  std::string chains_why;
+  std::vector<std::string> own = {base, log};
+  if (!policy->programs.empty() && !o.no_seccomp) {
+    absl::StatusOr<std::unique_ptr<ChainCgroups>> made =
+        ChainCgroups::Create(RunTag(*run_dir));
+    if (made.ok()) {
+      chains = *std::move(made);
+      for (std::string& e : chains->OwnEntries()) own.push_back(std::move(e));
+    } else {
+      chains_why = std::string(made.status().message());
+    }
+  }
+  if (absl::Status s = AddOwnEntries(&*policy, *shim, own); !s.ok()) {
     Say(absl::StrCat(source, ": ", s.message()));
     return kExitKlaunchFailed;
   }
@@ -589,8 +610,13 @@ int RunProgram(const RunOptions& o) {
       Say(absl::StrCat("cannot stat the shim ", *shim, ": ", strerror(errno)));
       return kExitKlaunchFailed;
     }
-    // CMD's own sections hold for the whole tree, whatever it runs.
+    // CMD's own sections hold for the whole tree, whatever it runs; those
+    // entered below it, for the processes in their cgroups.
     settings.engine = &*cmd_engine;
+    if (chains != nullptr) {
+      chains->Attach(*engine, cmd_chain);
+      settings.chains = chains.get();
+    }
     settings.log = log;
     settings.verbose = o.verbose;
     settings.asker = asker.get();
@@ -646,9 +672,17 @@ int RunProgram(const RunOptions& o) {
     Say(absl::StrCat("--require landlock: ", landlock));
     return kExitKlaunchFailed;
   }
-  const std::string layers = absl::StrCat(
+  std::string layers = absl::StrCat(
       "shim, ", seccomp ? "seccomp" : "no seccomp (--no-seccomp)", ", ",
       landlock);
+  if (seccomp && !policy->programs.empty()) {
+    absl::StrAppend(&layers, chains != nullptr
+                                 ? "; program sections: shim, landlock, "
+                                   "seccomp (a cgroup per chain)"
+                                 : absl::StrCat("; program sections below "
+                                                "CMD: shim and landlock only "
+                                                "(", chains_why, ")"));
+  }
   {
     char when[64];
     FormatAuditTime(when, sizeof(when));

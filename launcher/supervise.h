@@ -25,6 +25,7 @@
 
 namespace klaunch {
 class AskServer;
+class ChainCgroups;
 class NameCache;
 }
 
@@ -51,6 +52,9 @@ struct Settings {
   // not counted.
   std::atomic<uint64_t>* lost_records = nullptr;
   std::atomic<int>* lost_errno = nullptr;
+  // The chains of program sections processes entered below CMD, and their
+  // engines (chain_cgroups.h). Null: every call is judged by `engine`.
+  ChainCgroups* chains = nullptr;
 };
 
 struct Answer {
@@ -76,8 +80,15 @@ struct Answer {
 
 class Call {
  public:
-  Call(int listener, const seccomp_notif& req, const Settings& settings)
-      : listener_(listener), req_(req), settings_(settings), target_(req.pid) {
+  // `engine`: the one of the chain the target runs under; null for
+  // settings.engine.
+  Call(int listener, const seccomp_notif& req, const Settings& settings,
+       const Engine* engine = nullptr)
+      : listener_(listener),
+        req_(req),
+        settings_(settings),
+        engine_(engine != nullptr ? engine : settings.engine),
+        target_(req.pid) {
     args_.nr = req.data.nr;
     for (int i = 0; i < 6; ++i) args_.args[i] = req.data.args[i];
   }
@@ -90,7 +101,7 @@ class Call {
   uint64_t ip() const { return req_.data.instruction_pointer; }
   Target& target() { return target_; }
   const Settings& settings() const { return settings_; }
-  const Engine& engine() const { return *settings_.engine; }
+  const Engine& engine() const { return *engine_; }
 
   // True while the target still waits in this call: checked after reading
   // from /proc/PID, so a pid reused by another process is never acted for.
@@ -116,6 +127,7 @@ class Call {
   int listener_;
   const seccomp_notif& req_;
   const Settings& settings_;
+  const Engine* engine_;
   Target target_;
   SyscallArgs args_;
 };

@@ -11,9 +11,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <vector>
 
 #include "core/command.h"
+#include "core/programs.h"
+#include "launcher/chain_cgroups.h"
 #include "launcher/supervise.h"
 
 namespace klaunch::supervise {
@@ -103,6 +106,22 @@ Answer SuperviseExec(Call& c) {
     return Answer::Error(EACCES);
   }
   if (!c.Live()) return Answer::Error(ENOENT);
+  // The program sections the new program enters hold from its first
+  // instruction (a failed exec leaves the process narrowed, never wider).
+  if (ChainCgroups* chains = c.settings().chains) {
+    const std::vector<int> chain = c.engine().chain();
+    const std::vector<int> entered = EnterSections(
+        c.engine().policy(), chain, named, r.links.empty() ? "" : real, links);
+    if (entered.size() > chain.size()) {
+      if (int rc = chains->Enter(c.target().tgid(), entered); rc < 0) {
+        if (!c.Refuse(op, named,
+                      "its program section could not be entered for the "
+                      "supervisor: " + std::string(strerror(-rc)))) {
+          return Answer::Error(EACCES);
+        }
+      }
+    }
+  }
   return Answer::Continue();
 }
 

@@ -22,14 +22,14 @@ bool Call::Live() const {
 
 void Call::Record(const char* op, const std::string& what, const char* access,
                   const Decision& d, const std::string& command) {
-  const bool audit = settings_.engine->audit();
+  const bool audit = engine_->audit();
   if (!settings_.log.empty()) {
     char when[64];
     FormatAuditTime(when, sizeof(when));
     const std::string line = FormatAuditLine(AuditEvent{
         when, target_.tgid(), target_.exe(), op, what, access,
         audit ? "would_deny" : "deny", std::string(d.rule), d.message,
-        "seccomp", command, std::string(settings_.engine->program())});
+        "seccomp", command, std::string(engine_->program())});
     if (int e = AppendAuditLine(settings_.log, line); e != 0) {
       CountLostRecord(settings_, e);
     }
@@ -45,7 +45,7 @@ void Call::Record(const char* op, const std::string& what, const char* access,
 bool Call::Judge(const char* op, const std::string& what, const char* access,
                  Decision d, const std::string& command) {
   if (d.allowed()) return true;
-  const bool audit = settings_.engine->audit();
+  const bool audit = engine_->audit();
   if (d.verdict == Verdict::kAsk && !audit) {
     AskServer* asker = settings_.asker;
     const std::string who =
@@ -71,14 +71,14 @@ bool Call::JudgePath(const char* op, Access access, const std::string& path) {
   if (path.empty() || path[0] != '/') return true;  // no filesystem object
   const std::string view = target_.SelfView(path);
   return Judge(op, view, AccessName(access).data(),
-               settings_.engine->CheckPath(access, view));
+               engine_->CheckPath(access, view));
 }
 
 bool Call::JudgeMissing(const char* op, Access access, int dirfd,
                         const std::string& path) {
   const std::string where = ApproximatePath(target_, dirfd, path);
   if (where.empty()) return true;
-  Decision d = settings_.engine->CheckPath(Access::kStat, where);
+  Decision d = engine_->CheckPath(Access::kStat, where);
   if (d.allowed()) return true;  // no deny rule: fail natively
   return Judge(op, where, AccessName(access).data(), std::move(d));
 }
@@ -88,7 +88,7 @@ bool Call::Refuse(const char* op, const std::string& what,
   Decision d{Verdict::kDeny, "seccomp",
              absl::StrCat(op, " of ", what, " refused: ", why)};
   Record(op, what, "", d, "");
-  return settings_.engine->audit();
+  return engine_->audit();
 }
 
 }  // namespace klaunch::supervise

@@ -17,7 +17,9 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "core/programs.h"
 #include "core/seccomp_tag.h"
+#include "launcher/chain_cgroups.h"
 
 // Kernel 6.6+: wake the supervisor on the target's CPU (linux/seccomp.h of
 // Debian 12 predates it).
@@ -80,6 +82,20 @@ Answer SuperviseCookie(Call& c) {
   if (c.arg(0) == static_cast<uint64_t>(kLostRecordReport)) {
     CountLostRecord(c.settings(), static_cast<int>(c.arg(1)));
     return Answer::Value(0);
+  }
+  if (c.arg(0) == static_cast<uint64_t>(kSectionEnter)) {
+    // Anyone may ask: a chain only grows.
+    ChainCgroups* chains = c.settings().chains;
+    if (chains == nullptr) return Answer::Error(ENOSYS);
+    std::string text(c.arg(2) < 4096 ? c.arg(2) : 0, '\0');
+    if (text.empty() || !c.target().Read(c.arg(1), text.data(), text.size())) {
+      return Answer::Error(EFAULT);
+    }
+    const std::optional<std::vector<int>> claimed =
+        ParseChain(c.engine().policy(), text);
+    if (!claimed || !c.Live()) return Answer::Error(EINVAL);
+    const int rc = chains->Enter(c.target().tgid(), *claimed);
+    return rc < 0 ? Answer::Error(-rc) : Answer::Value(0);
   }
   if (!InShim(c) || !c.Live()) return Answer::Error(ENOSYS);
   return Answer::Value(static_cast<int64_t>(c.settings().cookie));
@@ -222,7 +238,10 @@ void Supervisor::Stop() {
 }
 
 void Supervisor::Answer(const seccomp_notif& req) {
-  supervise::Call call(listener_, req, settings_);
+  const Engine* engine = settings_.chains != nullptr
+                             ? settings_.chains->EngineOf(req.pid)
+                             : nullptr;
+  supervise::Call call(listener_, req, settings_, engine);
   supervise::Respond(listener_, req.id, supervise::Dispatch(call));
 }
 

@@ -29,6 +29,7 @@
 
 #include "core/landlock.h"
 #include "core/programs.h"
+#include "core/seccomp_tag.h"
 #include "shim/open.h"
 #include "shim/pin.h"
 
@@ -189,6 +190,24 @@ bool StackLandlock(const char* op, const char* path,
                  "stacked: " + why).c_str());
 }
 
+// Also before such an exec: klaunch moves this process into the cgroup of
+// its new chain, so that the supervisor judges the program under it too
+// (core/seccomp_tag.h). ENOSYS: klaunch keeps no such cgroups.
+bool EnterForSupervisor(const char* op, const char* path,
+                        const std::vector<int>& before,
+                        const std::vector<int>& chain) {
+  if (chain.size() <= before.size()) return true;
+  const std::string text = ChainText(chain);
+  const long rc =
+      sys(kCookieQuerySyscall, kSectionEnter, text.data(), text.size());
+  if (rc >= 0 || rc == -ENOSYS) return true;
+  return Refuse(op, path,
+                (std::string("its program section could not be entered for "
+                             "the supervisor: ") +
+                 strerror(static_cast<int>(-rc)))
+                    .c_str());
+}
+
 // The names an executable is reached by between the name it was run by and
 // the file itself: each symlink of the chain, by its own resolved path.
 std::vector<std::string> LinkChain(const char* named) {
@@ -322,6 +341,7 @@ int Execve(const char* op, int dirfd, const char* path, char* const argv[],
   std::vector<int> chain = before;
   if (!JudgeExec(op, dirfd, path, argv, flags, &chain)) return -1;
   if (!StackLandlock(op, path, before, chain)) return -1;
+  if (!EnterForSupervisor(op, path, before, chain)) return -1;
   ChildEnv env(envp, chain);
   scope.RestoreErrno();
   return static_cast<int>(

@@ -215,6 +215,42 @@ TEST_F(Sections, KlaunchNarrowsAProgramItStartsItself) {
   EXPECT_THAT(Slurp(log), HasSubstr("\"layer\":\"seccomp\",\"program\":\"curl\""));
 }
 
+// A static program (no shim) inside a section entered below CMD: by the
+// shell's exec (the shim asks klaunch to move it into its chain's cgroup),
+// by a static parent's exec (the supervisor sees it), and as an orphan
+// whose section's process is gone (cgroup membership outlives its parent).
+TEST_F(Sections, AStaticProgramBelowCmdIsHeldToItsSectionEvenOnceOrphaned) {
+  RunProcess({"/bin/mkdir", "-p", Ws("static")});
+  const ProcessResult built = RunProcess(
+      {"/usr/bin/gcc", "-O1", "-static", "-no-pie", "-o", Ws("static/curl"),
+       RequiredEnv("KLAUNCH_TEST_PROGRAMS") + "/toucher.c"});
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  RunProcess({"/bin/cp", Ws("static/curl"), Ws("static/plain")});
+  // Forks a child that outlives it, then exits: the child is reparented
+  // to klaunch before it runs the static program.
+  const std::string orphan = dir_.Write(
+      "ws/orphan.py",
+      Cat("import os, time\nif os.fork() == 0:\n    time.sleep(0.3)\n"
+          "    os.execv('", Ws("static/plain"), "', ['plain', 'create:",
+          Ws("orphan.txt"), "'])\n"));
+  const ProcessResult r = Run(
+      Policy(),
+      Cat(Ws("static/curl"), " create:", Ws("by-shell.txt"), "; ",
+          Ws("static/plain"), " exec:", Ws("static/curl"), ":create:",
+          Ws("by-static.txt"), "; curl exec:/usr/bin/python3:", orphan,
+          "; sleep 1.5; ", Ws("static/plain"), " create:", Ws("plain.txt")));
+  if (Log().find("a cgroup per chain") == std::string::npos) {
+    GTEST_SKIP() << "klaunch keeps no cgroup per chain here: " << Log();
+  }
+  for (const char* f : {"by-shell.txt", "by-static.txt", "orphan.txt"}) {
+    EXPECT_FALSE(Exists(Ws(f))) << f << "\n" << r.out << r.err;
+  }
+  EXPECT_THAT(r.out, HasSubstr("create " + Ws("orphan.txt") + ": error"));
+  // The shell itself is in no section.
+  EXPECT_TRUE(Exists(Ws("plain.txt"))) << r.out;
+  EXPECT_THAT(Log(), HasSubstr(Cat("\"target\":\"", Ws("orphan.txt"), "\"")));
+}
+
 // A program that found the cookie in its memory gets past the shim and the
 // supervisor (Seccomp.WithoutLandlockAForgedTagGetsPastTheShimAndTheSupervisor);
 // the Landlock ruleset its section stacked at its exec still holds it to

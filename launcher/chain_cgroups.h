@@ -1,0 +1,77 @@
+// Program sections below CMD under the seccomp supervisor: which chain of
+// sections (core/programs.h) a process runs under, kept by the kernel.
+//
+// Each chain's processes live in a cgroup of klaunch's own (cgroup v2):
+// the run's directory under klaunch's cgroup, one child per chain
+// ("s-0_2"). Membership is inherited at fork and survives reparenting, so
+// an orphan of a section keeps its section; the program cannot leave,
+// since klaunch denies it the run's directory and every cgroup.procs
+// (OwnEntries). A process enters when the shim asks before a tagged exec
+// (core/seccomp_tag.h) or when the supervisor lets an untagged exec go on;
+// a chain only grows, whatever a process names.
+//
+// Owns the directories and the engine of each chain. Without a writable
+// cgroup v2 tree (a user without a delegated subtree, a read-only /sys)
+// Create fails and sections below CMD are the shim's and Landlock's.
+
+#ifndef KLAUNCH_LAUNCHER_CHAIN_CGROUPS_H_
+#define KLAUNCH_LAUNCHER_CHAIN_CGROUPS_H_
+
+#include <sys/types.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "core/engine.h"
+
+namespace klaunch {
+
+class ChainCgroups {
+ public:
+  // Makes the run's directory (named by `tag`) under klaunch's cgroup.
+  static absl::StatusOr<std::unique_ptr<ChainCgroups>> Create(
+      const std::string& tag);
+  // Removes the directories it made that no process is left in.
+  ~ChainCgroups();
+
+  // What the program must be denied: the run's directory and every
+  // cgroup.procs and cgroup.threads of the tree.
+  std::vector<std::string> OwnEntries() const;
+
+  // Before the first process: `base` judges with no section entered, and
+  // a process in none of the run's cgroups runs under `cmd_chain`.
+  void Attach(const Engine& base, std::vector<int> cmd_chain);
+
+  // The chain process `pid` runs under, and its engine.
+  std::vector<int> ChainOf(pid_t pid);
+  const Engine* EngineOf(pid_t pid);
+
+  // Moves process `pid` (its whole thread group) into the cgroup of its
+  // chain with `claimed` appended. 0 or -errno.
+  int Enter(pid_t pid, absl::Span<const int> claimed);
+
+ private:
+  ChainCgroups(std::string mount, std::string dir, std::string relative)
+      : mount_(std::move(mount)),
+        dir_(std::move(dir)),
+        relative_(std::move(relative)) {}
+  const Engine* EngineFor(const std::vector<int>& chain);
+
+  const std::string mount_;     // where cgroup v2 is mounted
+  const std::string dir_;       // the run's directory, absolute
+  const std::string relative_;  // the same as /proc/PID/cgroup names it
+  const Engine* base_ = nullptr;
+  std::vector<int> cmd_chain_;
+  std::mutex mu_;
+  std::map<std::vector<int>, std::unique_ptr<Engine>> engines_;  // guarded
+  std::vector<std::string> made_;                                // guarded
+};
+
+}  // namespace klaunch
+
+#endif  // KLAUNCH_LAUNCHER_CHAIN_CGROUPS_H_

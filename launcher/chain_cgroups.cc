@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -46,9 +47,19 @@ std::string Cgroup2Mount() {
 }
 
 // The cgroup v2 path /proc/PID/cgroup gives ("0::/a/b"); "" when none.
+// Read on every judged call of a run whose processes entered sections, so
+// with one read into the stack.
 std::string Cgroup2Of(const std::string& pid) {
+  char path[64];
+  std::snprintf(path, sizeof(path), "/proc/%s/cgroup", pid.c_str());
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  char buf[4096];
+  const ssize_t n = read(fd, buf, sizeof(buf));
+  close(fd);
+  if (n <= 0) return "";
   for (absl::string_view line :
-       absl::StrSplit(ReadAll(absl::StrCat("/proc/", pid, "/cgroup")), '\n')) {
+       absl::StrSplit(absl::string_view(buf, n), '\n')) {
     if (absl::ConsumePrefix(&line, "0::")) return std::string(line);
   }
   return "";
@@ -95,6 +106,7 @@ void ChainCgroups::Attach(const Engine& base, std::vector<int> cmd_chain) {
 }
 
 std::vector<int> ChainCgroups::ChainOf(pid_t pid) {
+  if (!entered_.load(std::memory_order_acquire)) return cmd_chain_;
   const std::string of = Cgroup2Of(std::to_string(pid));
   absl::string_view path = of;
   if (!absl::ConsumePrefix(&path, relative_) ||
@@ -140,6 +152,8 @@ int ChainCgroups::Enter(pid_t pid, absl::Span<const int> claimed) {
   }
   if (chain.size() == had) return 0;  // where it is already
   const std::string dir = absl::StrCat(dir_, "/", ChainName(chain));
+  // Before the move: a call made just after it must find the cgroup read.
+  entered_.store(true, std::memory_order_release);
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (mkdir(dir.c_str(), 0755) == 0) {

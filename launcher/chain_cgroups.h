@@ -19,6 +19,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -67,6 +68,9 @@ class ChainCgroups {
   const std::string relative_;  // the same as /proc/PID/cgroup names it
   const Engine* base_ = nullptr;
   std::vector<int> cmd_chain_;
+  // Until a process enters a chain, every process runs under CMD's and its
+  // /proc/PID/cgroup (some microseconds a call) need not be read.
+  std::atomic<bool> entered_{false};
   std::mutex mu_;
   std::map<std::vector<int>, std::unique_ptr<Engine>> engines_;  // guarded
   std::vector<std::string> made_;                                // guarded

@@ -251,6 +251,38 @@ TEST_F(Sections, AStaticProgramBelowCmdIsHeldToItsSectionEvenOnceOrphaned) {
   EXPECT_THAT(Log(), HasSubstr(Cat("\"target\":\"", Ws("orphan.txt"), "\"")));
 }
 
+// Leaving the section's cgroup would put a process back under the policy
+// alone: a shell inside a section that may write under /sys (and the
+// policy anywhere) writes its pid into the cgroup tree's root (and its own
+// chain's) cgroup.procs, then runs a static program that tries to write
+// the workspace, which the section keeps read-only.
+TEST_F(Sections, AProgramCannotMoveItselfOutOfItsSectionsCgroup) {
+  RunProcess({"/bin/mkdir", "-p", Ws("static")});
+  const ProcessResult built = RunProcess(
+      {"/usr/bin/gcc", "-O1", "-static", "-no-pie", "-o", Ws("static/plain"),
+       RequiredEnv("KLAUNCH_TEST_PROGRAMS") + "/toucher.c"});
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  const std::string policy = dir_.Write(
+      "full.toml",
+      "extends = \"full-access\"\n[programs.\"curl\"]\n"
+      "filesystem.workspace_writable = false\n"
+      "filesystem.write = [\"/sys\"]\n");
+  const std::string escape = dir_.Write(
+      "ws/escape.sh",
+      Cat("m=$(grep -m1 ' - cgroup2 ' /proc/self/mountinfo | cut -d' ' -f5)\n"
+          "echo $$ > \"$m/cgroup.procs\" && echo moved-to-root\n"
+          "for d in \"$m\"/klaunch-*/s-*; do echo $$ > \"$d/cgroup.procs\" "
+          "&& echo moved-within; done\n",
+          Ws("static/plain"), " create:", Ws("escaped.txt"), "\n"));
+  const ProcessResult r = Run(policy, "curl exec:/bin/sh:" + escape);
+  if (Log().find("a cgroup per chain") == std::string::npos) {
+    GTEST_SKIP() << "klaunch keeps no cgroup per chain here: " << Log();
+  }
+  EXPECT_THAT(r.out, Not(HasSubstr("moved")));
+  EXPECT_FALSE(Exists(Ws("escaped.txt"))) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("create " + Ws("escaped.txt") + ": error"));
+}
+
 // A program that found the cookie in its memory gets past the shim and the
 // supervisor (Seccomp.WithoutLandlockAForgedTagGetsPastTheShimAndTheSupervisor);
 // the Landlock ruleset its section stacked at its exec still holds it to

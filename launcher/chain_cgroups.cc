@@ -105,9 +105,10 @@ void ChainCgroups::Attach(const Engine& base, std::vector<int> cmd_chain) {
   cmd_chain_ = std::move(cmd_chain);
 }
 
-std::vector<int> ChainCgroups::ChainOf(pid_t pid) {
+std::optional<std::vector<int>> ChainCgroups::ChainOf(pid_t pid) {
   if (!entered_.load(std::memory_order_acquire)) return cmd_chain_;
   const std::string of = Cgroup2Of(std::to_string(pid));
+  if (of.empty()) return std::nullopt;  // gone, or unreadable: judge nothing
   absl::string_view path = of;
   if (!absl::ConsumePrefix(&path, relative_) ||
       !absl::ConsumePrefix(&path, "/s-")) {
@@ -136,11 +137,14 @@ const Engine* ChainCgroups::EngineFor(const std::vector<int>& chain) {
 }
 
 const Engine* ChainCgroups::EngineOf(pid_t pid) {
-  return EngineFor(ChainOf(pid));
+  const std::optional<std::vector<int>> chain = ChainOf(pid);
+  return chain ? EngineFor(*chain) : nullptr;
 }
 
 int ChainCgroups::Enter(pid_t pid, absl::Span<const int> claimed) {
-  std::vector<int> chain = ChainOf(pid);
+  const std::optional<std::vector<int>> now = ChainOf(pid);
+  if (!now) return -ESRCH;
+  std::vector<int> chain = *now;
   const size_t had = chain.size();
   for (int i : claimed) {
     if (i < 0 || static_cast<size_t>(i) >= base_->policy().programs.size()) {

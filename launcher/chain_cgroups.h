@@ -23,6 +23,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,8 +49,9 @@ class ChainCgroups {
   // a process in none of the run's cgroups runs under `cmd_chain`.
   void Attach(const Engine& base, std::vector<int> cmd_chain);
 
-  // The chain process `pid` runs under, and its engine.
-  std::vector<int> ChainOf(pid_t pid);
+  // The chain process `pid` runs under, and its engine; nothing when its
+  // cgroup cannot be read (it is gone), so that nothing is judged for it.
+  std::optional<std::vector<int>> ChainOf(pid_t pid);
   const Engine* EngineOf(pid_t pid);
 
   // Moves process `pid` (its whole thread group) into the cgroup of its

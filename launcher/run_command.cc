@@ -30,11 +30,11 @@
 #include "core/engine.h"
 #include "core/environment.h"
 #include "core/loader.h"
+#include "core/landlock.h"
 #include "core/path.h"
 #include "core/programs.h"
 #include "launcher/ask_server.h"
 #include "launcher/chain_cgroups.h"
-#include "core/landlock.h"
 #include "launcher/name_cache.h"
 #include "launcher/program.h"
 #include "launcher/seccomp_filter.h"
@@ -141,19 +141,19 @@ Entry KlaunchEntry(const std::string& path, const std::string& list,
   return e;
 }
 
-// Entries klaunch adds to the policy, judged against one engine of the
-// policy as written, each only where the policy does not already say it:
-//   - the shim must be readable where the program runs: with the seccomp
-//     layer the dynamic loader's open of it is judged like any other;
-//   - `own` (klaunch's state directory and log) is denied, so the program
-//     can neither read nor forge its policy or audit log. Only where the
-//     policy would otherwise admit it: a deny entry costs every stat a path
-//     resolution in the shim, and the presets keep $HOME's state closed.
 // The run directory's own name, unique among runs: names its cgroup too.
 std::string RunTag(const std::string& run_dir) {
   return run_dir.substr(run_dir.rfind('/') + 1);
 }
 
+// Entries klaunch adds to the policy, judged against one engine of the
+// policy as written, each only where the policy does not already say it:
+//   - the shim must be readable where the program runs: with the seccomp
+//     layer the dynamic loader's open of it is judged like any other;
+//   - `own` (klaunch's state directory, log and cgroups) is denied, so the program
+//     can neither read nor forge its policy or audit log. Only where the
+//     policy would otherwise admit it: a deny entry costs every stat a path
+//     resolution in the shim, and the presets keep $HOME's state closed.
 absl::Status AddOwnEntries(Policy* policy, const std::string& shim,
                            const std::vector<std::string>& own) {
   absl::StatusOr<Engine> as_written = Engine::Create(*policy);
@@ -738,9 +738,7 @@ int RunProgram(const RunOptions& o) {
         r.stage = ChildReport::kLandlock;
       }
     }
-    if (r.error != 0) {
-      // Reported below.
-    } else if (seccomp) {
+    if (r.error == 0 && seccomp) {
       close(channel[0]);
       if ((r.error = InstallInChild(filter, channel[1], cookie)) != 0) {
         r.stage = ChildReport::kSeccomp;

@@ -238,9 +238,14 @@ void Supervisor::Stop() {
 }
 
 void Supervisor::Answer(const seccomp_notif& req) {
-  const Engine* engine = settings_.chains != nullptr
-                             ? settings_.chains->EngineOf(req.pid)
-                             : nullptr;
+  const Engine* engine = nullptr;
+  if (settings_.chains != nullptr) {
+    engine = settings_.chains->EngineOf(req.pid);
+    if (engine == nullptr) {  // no chain known for it: judge nothing
+      supervise::Respond(listener_, req.id, supervise::Answer::Error(EACCES));
+      return;
+    }
+  }
   supervise::Call call(listener_, req, settings_, engine);
   supervise::Respond(listener_, req.id, supervise::Dispatch(call));
 }

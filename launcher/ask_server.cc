@@ -61,6 +61,27 @@ AskServer::~AskServer() {
   for (int fd : {tty_, listener_, stop_read_, stop_write_}) close(fd);
 }
 
+namespace {
+
+// What the program named, as the terminal shows it: a control character
+// (an escape sequence, a newline) could make the question read as another.
+std::string Shown(const std::string& s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : s) {
+    if (c < 0x20 || c == 0x7f) {
+      out += "\\x";
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 15]);
+    } else {
+      out.push_back(static_cast<char>(c));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 std::optional<std::string> AskServer::ReadAnswer(const std::string& prompt) {
   ssize_t ignored = write(tty_, prompt.data(), prompt.size());
   (void)ignored;
@@ -81,8 +102,9 @@ bool AskServer::Ask(const std::string& who, const std::string& command,
                     const std::string& file) {
   std::lock_guard<std::mutex> lock(mu_);
   const std::optional<std::string> answer = ReadAnswer(
-      absl::StrCat("\nklaunch: ", who, " wants to run `", command, "` (",
-                   file, "), which no rule admits. Allow it once? [Y/n] "));
+      absl::StrCat("\nklaunch: ", Shown(who), " wants to run `",
+                   Shown(command), "` (", Shown(file),
+                   "), which no rule admits. Allow it once? [Y/n] "));
   if (!answer) return false;  // no answer is no
   return answer->empty() || *answer == "y" || *answer == "Y" ||
          *answer == "yes";
@@ -93,7 +115,7 @@ bool AskServer::AskWrite(const std::string& who, const std::string& op,
   std::lock_guard<std::mutex> lock(mu_);
   if (writable_.count(path) != 0) return true;
   const std::optional<std::string> answer = ReadAnswer(absl::StrCat(
-      "\nklaunch: ", who, " wants to write ", path, " (", op,
+      "\nklaunch: ", Shown(who), " wants to write ", Shown(path), " (", op,
       "), which no write root admits. Allow writing it for the rest of the "
       "run? [y/N] "));
   const bool yes =

@@ -98,13 +98,18 @@ bool Apply(const char* op, const char* target, const char* access,
   if (d.verdict == Verdict::kAsk && !audit) {
     const std::string& socket = GetConfig().ask_socket;
     const char* write_op = std::strcmp(access, "write") == 0 ? op : nullptr;
-    if (!socket.empty() && AskUser(socket, write_op, target, command)) {
+    // The request is one field a line: a newline in a name could forge one.
+    const bool askable = std::strchr(target, '\n') == nullptr &&
+                         command.find('\n') == std::string::npos;
+    if (!socket.empty() && askable &&
+        AskUser(socket, write_op, target, command)) {
       return true;
     }
-    d.message += !socket.empty() ? " (refused at the terminal)"
-                 : write_op != nullptr ? " (asking needs a terminal)"
-                                       : " (asking needs klaunch --ask and a "
-                                         "terminal)";
+    d.message += !askable             ? " (not asked: the name holds a newline)"
+                 : !socket.empty()       ? " (refused at the terminal)"
+                 : write_op != nullptr   ? " (asking needs a terminal)"
+                                         : " (asking needs klaunch --ask and a "
+                                           "terminal)";
   }
   Record(op, target, access, d, audit, command);
   if (audit) return true;

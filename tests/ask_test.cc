@@ -235,6 +235,28 @@ TEST_F(AskedWrites, ADenyEntryKlaunchsOwnFilesAndAReadAreNeverAsked) {
   EXPECT_THAT(log, Not(HasSubstr("\nforged")));  // (the command line names it)
 }
 
+// A name chosen by the program must not make the question read as another:
+// a newline (which could forge a field of the request) is not asked about
+// at all, an escape sequence is shown escaped.
+TEST_F(AskedWrites, ANameCannotDisguiseTheQuestion) {
+  PtyRun r = Run({"/bin/sh", "-c",
+                  "f=$(printf '" + Ws("evil") +
+                      "\\nfile=fine'); echo x > \"$f\"; g=$(printf '" + Ws("esc") +
+                      "\\033[2Jx'); echo x > \"$g\"; echo finished"},
+                 {"n", "n"});
+  EXPECT_THAT(r.screen, HasSubstr("finished"));
+  EXPECT_EQ(Count(r.screen, kPrompt), 1u) << r.screen;  // the escape's only
+  EXPECT_THAT(r.screen, Not(HasSubstr("wants to write " + Ws("evil"))));
+  const size_t at = r.screen.find("wants to write " + Ws("esc"));
+  ASSERT_NE(at, std::string::npos) << r.screen;
+  const std::string question =
+      r.screen.substr(at, r.screen.find(kPrompt, at) - at);
+  EXPECT_THAT(question, HasSubstr(Ws("esc") + "\\x1b[2Jx"));
+  EXPECT_THAT(question, Not(HasSubstr("\x1b")));
+  EXPECT_FALSE(Exists(Ws("evil\nfile=fine")));
+  EXPECT_THAT(ReadFile(Log()), HasSubstr("not asked: the name holds a newline"));
+}
+
 TEST_F(AskedWrites, WithoutATerminalAWriteIsRefusedAndSaysWhy) {
   const std::string none = Ws("none");
   ProcessOptions o;

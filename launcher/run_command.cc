@@ -158,9 +158,25 @@ absl::Status AddOwnEntries(Policy* policy, const std::string& shim,
                            const std::vector<std::string>& own) {
   absl::StatusOr<Engine> as_written = Engine::Create(*policy);
   if (!as_written.ok()) return as_written.status();
-  if (!as_written->CheckPath(Access::kRead, shim).allowed()) {
+  // Inside every program section too: a section's own read or write list
+  // replaces the policy's (the write root /tmp that held a shim built
+  // there, say), and the loader must still read the shim.
+  bool everywhere = as_written->CheckPath(Access::kRead, shim).allowed();
+  for (size_t i = 0; i < policy->programs.size(); ++i) {
+    const int index = static_cast<int>(i);
+    absl::StatusOr<Engine> in = as_written->Narrow({&index, 1});
+    everywhere = everywhere && in.ok() &&
+                 in->CheckPath(Access::kRead, shim).allowed();
+  }
+  if (!everywhere) {
     policy->filesystem.read.push_back(
         KlaunchEntry(shim, "read", policy->filesystem.read.size()));
+    for (ProgramSection& section : policy->programs) {
+      if (!section.read) continue;
+      Entry e = KlaunchEntry(shim, "read", section.read->size());
+      e.key = absl::StrCat(section.key, ".", e.key);
+      section.read->push_back(std::move(e));
+    }
   }
   for (const std::string& path : own) {
     Entry e = KlaunchEntry(path, "deny", policy->filesystem.deny.size());

@@ -320,6 +320,31 @@ TEST_F(Sections, AForgedTagInsideASectionMeetsTheSectionsLandlockRuleset) {
   EXPECT_FALSE(Exists(Ws("as-cmd.txt"))) << cmd.out;
 }
 
+// klaunch and its shim installed where only a write root of the policy
+// admits reading them (the test's directory is under /tmp, which the
+// preset makes writable), with sections whose own write lists drop it: the
+// programs inside them must still load the shim.
+TEST_F(Sections, ProgramsInsideASectionLoadTheShimWhereverItLies) {
+  RunProcess({"/bin/mkdir", "-p", dir_.Path("kl/bin"), dir_.Path("kl/shim")});
+  const std::string klaunch = dir_.Path("kl/bin/klaunch");
+  RunProcess({"/bin/cp", RequiredEnv("KLAUNCH_BIN"), klaunch});
+  RunProcess({"/bin/cp", RequiredEnv("KLAUNCH_SHIM"),
+              dir_.Path("kl/shim/libklaunch-shim.so")});
+  std::vector<std::string> argv = {klaunch, "--policy", Policy(), "--log",
+                                   dir_.Path("kl.jsonl"), "--", "/bin/sh",
+                                   "-c", "curl create:" + Ws("c.txt")};
+  ProcessOptions o;
+  o.cwd = dir_.Path("ws");
+  o.env = {"PATH=" + dir_.Path("ws/bin") + ":/usr/bin:/bin",
+           "HOME=" + dir_.path(), "XDG_STATE_HOME=" + dir_.Path("state")};
+  const ProcessResult r = RunProcess(argv, o);
+  EXPECT_THAT(r.err, Not(HasSubstr("cannot be preloaded"))) << r.err;
+  EXPECT_FALSE(Exists(Ws("c.txt")));
+  // Refused by the shim inside curl, which loaded.
+  EXPECT_THAT(Slurp(dir_.Path("kl.jsonl")),
+              HasSubstr("\"layer\":\"shim\",\"program\":\"curl\""));
+}
+
 TEST_F(Sections, ASectionThatWidensIsALoadErrorAndNothingRuns) {
   const std::string policy =
       Policy("[programs.\"git\"]\nnetwork.allow = [\"git.example.com:443\"]\n");

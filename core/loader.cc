@@ -31,6 +31,7 @@
 #include "core/effective.h"
 #include "core/path.h"
 #include "core/presets.h"
+#include "core/toml_guard.h"
 
 namespace klaunch {
 namespace {
@@ -636,6 +637,20 @@ void CountEntries(const toml::table& table, const std::string& prefix,
   }
 }
 
+absl::Status ParseError(const toml::parse_error& error,
+                        absl::string_view source_name) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      source_name, ":", error.source().begin.line, ":",
+      error.source().begin.column, ": ", Sv(error.description())));
+}
+
+absl::Status HazardError(const TomlHazard& hazard,
+                         absl::string_view source_name) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      source_name, ":", hazard.line, ":", hazard.column, ": ",
+      hazard.message));
+}
+
 absl::StatusOr<Policy> LoadParsed(absl::string_view text,
                                   absl::string_view source_name,
                                   const LoadContext& ctx, bool from_file) {
@@ -643,13 +658,23 @@ absl::StatusOr<Policy> LoadParsed(absl::string_view text,
     return absl::FailedPreconditionError(
         "the start directory is unknown or not absolute");
   }
-  toml::parse_result parsed = toml::parse(StdSv(text), StdSv(source_name));
-  if (!parsed) {
-    const toml::parse_error& error = parsed.error();
-    return absl::InvalidArgumentError(absl::StrCat(
-        source_name, ":", error.source().begin.line, ":",
-        error.source().begin.column, ": ", Sv(error.description())));
+  // toml++ must not read a non-ASCII code point where it asks whether that
+  // is whitespace (core/toml_guard.h). The text before it is safe to give
+  // toml++, and an error it finds there is the one the user should see
+  // first, as it would be without the guard.
+  if (std::optional<TomlHazard> hazard = FindTomlHazard(text)) {
+    toml::parse_result before =
+        toml::parse(StdSv(text.substr(0, hazard->offset)), StdSv(source_name));
+    if (before) return HazardError(*hazard, source_name);
+    const toml::source_position at = before.error().source().begin;
+    if (at.line > hazard->line ||
+        (at.line == hazard->line && at.column >= hazard->column)) {
+      return HazardError(*hazard, source_name);
+    }
+    return ParseError(before.error(), source_name);
   }
+  toml::parse_result parsed = toml::parse(StdSv(text), StdSv(source_name));
+  if (!parsed) return ParseError(parsed.error(), source_name);
   // Every key is optional, but a file that declares nothing is more likely
   // truncated or the wrong file than a wish for the default preset.
   if (from_file && parsed.table().empty()) {

@@ -72,6 +72,16 @@ TEST(BadPolicy, BytesThatAreNotUtf8AreNamedByLineAndColumn) {
       dir.Path("p.toml") + ":3:");
 }
 
+// toml++ 3.3.0 reaches __builtin_unreachable when asked whether U+2D00 is
+// whitespace (core/toml_guard.h); klaunch names it instead.
+TEST(BadPolicy, ACodePointOutsideAStringIsNamedByLineAndColumn) {
+  TempDir dir;
+  ExpectRefusedPolicy(
+      dir, dir.Write("p.toml", "version = 1\n[filesystem]\nre\u2D00d = []\n"),
+      dir.Path("p.toml") +
+          ":3:3: U+2D00 is not allowed outside a string or a comment");
+}
+
 TEST(BadPolicy, TenMegabytesAreRefusedBeforeParsing) {
   TempDir dir;
   ExpectRefusedPolicy(

@@ -238,6 +238,17 @@ int RestrictSelf(int ruleset_fd) {
   return 0;
 }
 
+LandlockPlan PlanSectionLandlock(const Policy& policy, int section, int abi,
+                                 const LandlockExtras& extras) {
+  LandlockPlan plan = PlanLandlock(
+      SectionPolicy(policy, policy.programs[section]), abi, extras);
+  // Scoping signals in a section's layer would keep its processes from
+  // signalling their parent, which no section can say: the policy's own
+  // layer already keeps signals inside the sandbox.
+  plan.scoped &= ~kScopeSignal;
+  return plan;
+}
+
 absl::StatusOr<std::vector<int>> CreateSectionRulesets(
     const Policy& policy, absl::Span<const int> sections, int abi,
     const LandlockExtras& extras) {
@@ -247,8 +258,7 @@ absl::StatusOr<std::vector<int>> CreateSectionRulesets(
       for (int fd : fds) close(fd);
       return absl::InvalidArgumentError("no such program section");
     }
-    LandlockPlan plan =
-        PlanLandlock(SectionPolicy(policy, policy.programs[i]), abi, extras);
+    LandlockPlan plan = PlanSectionLandlock(policy, i, abi, extras);
     absl::StatusOr<int> fd = CreateRuleset(&plan);
     if (!fd.ok()) {
       for (int f : fds) close(f);

@@ -89,10 +89,17 @@ absl::StatusOr<int> CreateRuleset(LandlockPlan* plan);
 // async-signal-safe.
 int RestrictSelf(int ruleset_fd);
 
+// The plan of program section `section` (an index into policy.programs):
+// PlanLandlock of SectionPolicy, scoping no signals (a section cannot speak
+// of them, and the policy's own layer keeps them inside the sandbox).
+LandlockPlan PlanSectionLandlock(const Policy& policy, int section, int abi,
+                                 const LandlockExtras& extras);
+
 // The rulesets a process that enters the program sections `sections`
 // (indices into policy.programs, core/programs.h) stacks on the one it is
 // under: one per section, planned from SectionPolicy, each to restrict with
-// (RestrictSelf) in turn. Landlock keeps at most 16 layers.
+// (RestrictSelf) in turn, planned by PlanSectionLandlock. Landlock keeps at
+// most 16 layers.
 absl::StatusOr<std::vector<int>> CreateSectionRulesets(
     const Policy& policy, absl::Span<const int> sections, int abi,
     const LandlockExtras& extras);

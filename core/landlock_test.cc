@@ -116,6 +116,19 @@ TEST(LandlockPlan, AbstractSocketsAndSignalsAreScopedUnlessOpened) {
             0u);
 }
 
+TEST(LandlockPlan, AProgramSectionsLayerScopesAbstractSocketsButNoSignals) {
+  // Signals scoped in a section's own layer would stop a section's program
+  // from signalling its parent, which the policy lets it do.
+  const Policy p = Load(
+      "extends = \"none\"\n[network]\nunix_abstract = true\n"
+      "[programs.\"curl\"]\nnetwork.unix_abstract = false\n");
+  EXPECT_EQ(PlanSectionLandlock(p, 0, 6, {}).scoped, 1u);  // abstract only
+  const Policy q = Load("extends = \"none\"\n[programs.\"curl\"]\n"
+                        "network.allow = []\n");
+  EXPECT_EQ(PlanLandlock(q, 6, {}).scoped, 3u);
+  EXPECT_EQ(PlanSectionLandlock(q, 0, 6, {}).scoped, 1u);
+}
+
 TEST(LandlockPlan, PatternsAndProcEntriesAreWidenedAndSaidSo) {
   const LandlockPlan plan = PlanLandlock(
       Load("extends = \"none\"\n[filesystem]\nread = [\"/srv/*/logs\", "

@@ -53,6 +53,31 @@ std::optional<InterpreterLine> ParseInterpreterLine(absl::string_view head) {
   return line;
 }
 
+std::optional<size_t> LoaderProgramIndex(
+    absl::string_view executable, absl::Span<const absl::string_view> argv) {
+  const absl::string_view base = Basename(executable);
+  if (!absl::StartsWith(base, "ld-linux") && !absl::StartsWith(base, "ld.so") &&
+      !absl::StartsWith(base, "ld-")) {
+    return std::nullopt;
+  }
+  if (argv.empty()) return std::nullopt;
+  size_t i = 1;
+  while (i < argv.size() && absl::StartsWith(argv[i], "--")) {
+    const absl::string_view o = argv[i];
+    if (o == "--") {
+      ++i;
+      break;
+    }
+    const bool takes_value =
+        o == "--library-path" || o == "--preload" || o == "--audit" ||
+        o == "--argv0" || o == "--glibc-hwcaps-prepend" ||
+        o == "--glibc-hwcaps-mask";
+    i += takes_value && i + 1 < argv.size() ? 2 : 1;
+  }
+  if (i >= argv.size()) return std::nullopt;  // --help, --list-tunables...
+  return i;
+}
+
 std::string CommandLineText(absl::string_view executable,
                             absl::Span<const absl::string_view> argv,
                             bool absolute_program) {

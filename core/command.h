@@ -51,6 +51,16 @@ struct InterpreterLine {
 };
 std::optional<InterpreterLine> ParseInterpreterLine(absl::string_view head);
 
+// The dynamic loader run as a program ("ld-linux-x86-64.so.2 [OPTION]...
+// PROGRAM [ARG]...") runs PROGRAM, which is to be judged as if executed
+// itself. LoaderProgramIndex gives PROGRAM's index in `argv` when
+// `executable` (a path) is a loader's, after the options ld.so takes (those
+// with a value: --library-path, --preload, --audit, --argv0,
+// --glibc-hwcaps-prepend, --glibc-hwcaps-mask); nothing when it is no
+// loader or names no program (--help, --list-tunables).
+std::optional<size_t> LoaderProgramIndex(
+    absl::string_view executable, absl::Span<const absl::string_view> argv);
+
 class CommandRule {
  public:
   enum class Kind { kPrefix, kGlob, kPattern };

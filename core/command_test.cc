@@ -395,5 +395,29 @@ TEST(InterpreterLine, AFileWithoutAnInterpreterIsNoScript) {
   EXPECT_FALSE(ParseInterpreterLine("#").has_value());
 }
 
+TEST(LoaderProgram, TheLoaderRunsTheProgramNamedAfterItsOptions) {
+  using V = std::vector<absl::string_view>;
+  const char* ld = "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2";
+  EXPECT_EQ(LoaderProgramIndex(ld, V{"ld.so", "/usr/bin/curl", "-s"}), 1u);
+  EXPECT_EQ(LoaderProgramIndex(ld, V{"ld.so", "--library-path", "/x",
+                                     "--inhibit-cache", "curl"}),
+            4u);
+  EXPECT_EQ(LoaderProgramIndex(ld, V{"ld.so", "--argv0", "x", "--", "curl"}),
+            4u);
+  EXPECT_EQ(LoaderProgramIndex("/lib64/ld-2.36.so", V{"ld", "prog"}), 1u);
+}
+
+TEST(LoaderProgram, NoProgramOrNoLoaderIsNothing) {
+  using V = std::vector<absl::string_view>;
+  EXPECT_EQ(LoaderProgramIndex("/lib64/ld-linux-x86-64.so.2",
+                               V{"ld.so", "--help"}),
+            std::nullopt);
+  EXPECT_EQ(LoaderProgramIndex("/lib64/ld-linux-x86-64.so.2",
+                               V{"ld.so", "--preload"}),
+            std::nullopt);
+  EXPECT_EQ(LoaderProgramIndex("/usr/bin/env", V{"env", "curl"}),
+            std::nullopt);
+}
+
 }  // namespace
 }  // namespace klaunch

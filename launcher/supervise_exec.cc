@@ -55,18 +55,15 @@ bool JudgeInterpreter(Call& c, const char* op, int object,
                  CommandLineText(named, view));
 }
 
-}  // namespace
-
-Answer SuperviseExec(Call& c) {
-  ExecCall x;
-  if (int e = DecodeExec(c.args(), c.target(), &x); e < 0) {
-    return Answer::Error(-e);
-  }
-  const char* op = x.op;
-  const int dirfd = x.dirfd;
-  const int flags = x.flags;
-  const std::string& path = x.path;
-  const std::vector<std::string>& argv = x.argv;
+// Judges an exec of `path` (from `dirfd`, with execveat's `flags`) with
+// `argv`, and the program the dynamic loader runs when it is the loader:
+// nothing when it may go on, else the answer refusing it. `chain` gets the
+// program sections the programs enter.
+std::optional<Answer> JudgeProgram(Call& c, const char* op, int dirfd,
+                                   const std::string& path, int flags,
+                                   const std::vector<std::string>& argv,
+                                   std::vector<int>* chain, int depth) {
+  if (depth > 2) return Answer::Error(ELOOP);
   Resolved r;
   int rc;
   if (path.empty() && (flags & AT_EMPTY_PATH)) {
@@ -105,20 +102,37 @@ Answer SuperviseExec(Call& c) {
   if (!JudgeInterpreter(c, op, r.object.get(), named, argv)) {
     return Answer::Error(EACCES);
   }
+  *chain = EnterSections(c.engine().policy(), *chain, named,
+                         r.links.empty() ? "" : real, links);
+  if (const std::optional<size_t> i = LoaderProgramIndex(real, args)) {
+    const std::vector<std::string> rest(argv.begin() + *i, argv.end());
+    return JudgeProgram(c, op, AT_FDCWD, argv[*i], 0, rest, chain, depth + 1);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Answer SuperviseExec(Call& c) {
+  ExecCall x;
+  if (int e = DecodeExec(c.args(), c.target(), &x); e < 0) {
+    return Answer::Error(-e);
+  }
+  std::vector<int> chain = c.engine().chain();
+  if (std::optional<Answer> refused = JudgeProgram(
+          c, x.op, x.dirfd, x.path, x.flags, x.argv, &chain, 0)) {
+    return *std::move(refused);
+  }
   if (!c.Live()) return Answer::Error(ENOENT);
   // The program sections the new program enters hold from its first
   // instruction (a failed exec leaves the process narrowed, never wider).
-  if (ChainCgroups* chains = c.settings().chains) {
-    const std::vector<int> chain = c.engine().chain();
-    const std::vector<int> entered = EnterSections(
-        c.engine().policy(), chain, named, r.links.empty() ? "" : real, links);
-    if (entered.size() > chain.size()) {
-      if (int rc = chains->Enter(c.target().tgid(), entered); rc < 0) {
-        if (!c.Refuse(op, named,
-                      "its program section could not be entered for the "
-                      "supervisor: " + std::string(strerror(-rc)))) {
-          return Answer::Error(EACCES);
-        }
+  if (ChainCgroups* chains = c.settings().chains;
+      chains != nullptr && chain.size() > c.engine().chain().size()) {
+    if (int rc = chains->Enter(c.target().tgid(), chain); rc < 0) {
+      if (!c.Refuse(x.op, x.path,
+                    "its program section could not be entered for the "
+                    "supervisor: " + std::string(strerror(-rc)))) {
+        return Answer::Error(EACCES);
       }
     }
   }

@@ -273,29 +273,12 @@ bool AllowInterpreter(const char* op, const PinnedObject& target,
 // options: judge that one too.
 bool AllowLoaderTarget(const char* op, const char* target, char* const argv[],
                        std::vector<int>* enter, int depth) {
-  const char* base = std::strrchr(target, '/');
-  base = base ? base + 1 : target;
-  if (std::strncmp(base, "ld-linux", 8) != 0 && std::strncmp(base, "ld.so", 5) != 0 &&
-      std::strncmp(base, "ld-", 3) != 0) {
-    return true;
-  }
-  if (argv == nullptr || argv[0] == nullptr) return true;
-  int i = 1;
-  while (argv[i] != nullptr && std::strncmp(argv[i], "--", 2) == 0) {
-    const char* o = argv[i];
-    const bool takes_value =
-        !std::strcmp(o, "--library-path") || !std::strcmp(o, "--preload") ||
-        !std::strcmp(o, "--audit") || !std::strcmp(o, "--argv0") ||
-        !std::strcmp(o, "--glibc-hwcaps-prepend") ||
-        !std::strcmp(o, "--glibc-hwcaps-mask");
-    if (!std::strcmp(o, "--")) {
-      ++i;
-      break;
-    }
-    i += takes_value && argv[i + 1] != nullptr ? 2 : 1;
-  }
-  if (argv[i] == nullptr) return true;  // ld.so --help, --list-tunables...
-  return JudgeExec(op, AT_FDCWD, argv[i], argv + i, 0, enter, depth + 1);
+  if (argv == nullptr) return true;
+  std::vector<absl::string_view> words;
+  for (char* const* a = argv; *a != nullptr; ++a) words.push_back(*a);
+  const std::optional<size_t> i = LoaderProgramIndex(target, words);
+  if (!i) return true;
+  return JudgeExec(op, AT_FDCWD, argv[*i], argv + *i, 0, enter, depth + 1);
 }
 
 // Judges an exec of (dirfd, path). False with errno set when it must not run.

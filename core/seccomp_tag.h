@@ -24,6 +24,15 @@ inline constexpr int kCookieArgument = 5;
 // "tuxcall": reserved, never implemented on x86_64 (ENOSYS natively).
 inline constexpr long kCookieQuerySyscall = SYS_tuxcall;
 
+// The cookie query itself has this first argument, arg1 and arg2 the text
+// and length of the chain of program sections the shim judges under ("0,2";
+// length 0 for none). The supervisor refuses the cookie (EPERM) when the
+// chain it keeps for the process (launcher/chain_cgroups.h) has a section
+// the shim's lacks: a process that dropped KLAUNCH_PROGRAMS from its
+// environment gets no tagged calls, so every call of its is judged by the
+// supervisor, under its sections.
+inline constexpr long kCookieRequest = 0x636f6f6b;  // "cook"
+
 // The same call with this first argument (and an errno second) reports that
 // an audit record could not be written (a full disk), so that klaunch can
 // say the log is incomplete instead of leaving a silent gap.

@@ -4,15 +4,20 @@
 // Each chain's processes live in a cgroup of klaunch's own (cgroup v2):
 // the run's directory under klaunch's cgroup, one child per chain
 // ("s-0_2"). Membership is inherited at fork and survives reparenting, so
-// an orphan of a section keeps its section; the program cannot leave,
-// since klaunch denies it the run's directory and every cgroup.procs
-// (OwnEntries). A process enters when the shim asks before a tagged exec
-// (core/seccomp_tag.h) or when the supervisor lets an untagged exec go on;
-// a chain only grows, whatever a process names.
+// an orphan of a section keeps its section. The program cannot leave:
+// klaunch denies it the run's directory and every cgroup.procs and
+// cgroup.threads (OwnEntries), and the seccomp filter refuses clone3, whose
+// CLONE_INTO_CGROUP would start a child elsewhere. A process enters when
+// the shim asks before a tagged exec (core/seccomp_tag.h) or when the
+// supervisor lets an untagged exec go on; a chain only grows, whatever a
+// process names. The shim's own chain is checked against it when it asks
+// for the cookie (launcher/supervisor.cc).
 //
-// Owns the directories and the engine of each chain. Without a writable
-// cgroup v2 tree (a user without a delegated subtree, a read-only /sys)
-// Create fails and sections below CMD are the shim's and Landlock's.
+// Owns the directories and the engine of each chain; removes them at the
+// end of the run, and those of earlier runs whose klaunch is gone, once no
+// process is left in them. Without a writable cgroup v2 tree (a user
+// without a delegated subtree, a read-only /sys) Create fails and sections
+// below CMD are the shim's and Landlock's.
 
 #ifndef KLAUNCH_LAUNCHER_CHAIN_CGROUPS_H_
 #define KLAUNCH_LAUNCHER_CHAIN_CGROUPS_H_
@@ -28,10 +33,24 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "core/engine.h"
 
 namespace klaunch {
+
+// What the cgroup v2 path of a process (`of`, as /proc/PID/cgroup names
+// it) says of it, for the run whose directory is `run`: in none of the
+// run's cgroups; in the cgroup of a chain of sections (indices below
+// `sections`, named "s-0_2" as klaunch names them); or in one klaunch did
+// not make as a chain's (invalid: the caller refuses).
+struct CgroupChain {
+  bool outside = false;
+  bool valid = false;
+  std::vector<int> chain;
+};
+CgroupChain ChainOfCgroup(absl::string_view run, absl::string_view of,
+                          size_t sections);
 
 class ChainCgroups {
  public:
@@ -45,18 +64,26 @@ class ChainCgroups {
   // cgroup.procs and cgroup.threads of the tree.
   std::vector<std::string> OwnEntries() const;
 
+  // The run's directory as /proc/PID/cgroup names it ("/a/klaunch-T").
+  const std::string& Relative() const { return relative_; }
+
   // Before the first process: `base` judges with no section entered, and
   // a process in none of the run's cgroups runs under `cmd_chain`.
   void Attach(const Engine& base, std::vector<int> cmd_chain);
 
   // The chain process `pid` runs under, and its engine; nothing when its
-  // cgroup cannot be read (it is gone), so that nothing is judged for it.
+  // cgroup cannot be read whole (it is gone) or is one in the run's
+  // directory klaunch did not make as a chain's, so that nothing is judged
+  // for it (the caller refuses).
   std::optional<std::vector<int>> ChainOf(pid_t pid);
   const Engine* EngineOf(pid_t pid);
 
   // Moves process `pid` (its whole thread group) into the cgroup of its
-  // chain with `claimed` appended. 0 or -errno.
+  // chain with `claimed` appended. 0 or -errno (-ENOSPC past kMaxChains
+  // chains in one run).
   int Enter(pid_t pid, absl::Span<const int> claimed);
+
+  static constexpr size_t kMaxChains = 256;
 
  private:
   ChainCgroups(std::string mount, std::string dir, std::string relative)
@@ -73,6 +100,7 @@ class ChainCgroups {
   // Until a process enters a chain, every process runs under CMD's and its
   // /proc/PID/cgroup (some microseconds a call) need not be read.
   std::atomic<bool> entered_{false};
+  std::mutex enter_mu_;  // held across a process's read and move
   std::mutex mu_;
   std::map<std::vector<int>, std::unique_ptr<Engine>> engines_;  // guarded
   std::vector<std::string> made_;                                // guarded

@@ -23,7 +23,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "core/audit.h"
 #include "core/effective.h"
@@ -150,10 +152,11 @@ std::string RunTag(const std::string& run_dir) {
 // policy as written, each only where the policy does not already say it:
 //   - the shim must be readable where the program runs: with the seccomp
 //     layer the dynamic loader's open of it is judged like any other;
-//   - `own` (klaunch's state directory, log and cgroups) is denied, so the program
-//     can neither read nor forge its policy or audit log. Only where the
-//     policy would otherwise admit it: a deny entry costs every stat a path
-//     resolution in the shim, and the presets keep $HOME's state closed.
+//   - `own` (klaunch's state directory, log and cgroups) is denied, so the
+//     program can neither read nor forge its policy or audit log, nor move
+//     itself between cgroups. A path only where the policy would otherwise
+//     admit it: a deny entry costs every stat a path resolution in the
+//     shim, and the presets keep $HOME's state closed.
 absl::Status AddOwnEntries(Policy* policy, const std::string& shim,
                            const std::vector<std::string>& own) {
   absl::StatusOr<Engine> as_written = Engine::Create(*policy);
@@ -180,7 +183,9 @@ absl::Status AddOwnEntries(Policy* policy, const std::string& shim,
   }
   for (const std::string& path : own) {
     Entry e = KlaunchEntry(path, "deny", policy->filesystem.deny.size());
-    bool reachable = false;
+    // A pattern (every cgroup.procs of the tree) names paths no one probe
+    // stands for: it is always added.
+    bool reachable = absl::StrContains(path, '*');
     for (const std::string& p : {e.value, e.resolved}) {
       for (Access a : {Access::kRead, Access::kWrite}) {
         // An asked-for write could be admitted at the terminal: only a
@@ -592,6 +597,10 @@ int RunProgram(const RunOptions& o) {
     env = std::move(narrowed);
     env.push_back("KLAUNCH_PROGRAMS=" + ChainText(cmd_chain));
   }
+  // The shim adds the chain of its process's cgroup to its own (a process
+  // the supervisor moved into a section's may not say so in its
+  // environment).
+  if (chains != nullptr) env.push_back("KLAUNCH_CGROUP=" + chains->Relative());
   absl::StatusOr<Engine> cmd_engine = engine->Narrow(cmd_chain);
   if (!cmd_engine.ok() ||
       !AllowProgram(*cmd_engine, program, o.command, log, asker.get())) {
@@ -691,13 +700,17 @@ int RunProgram(const RunOptions& o) {
   std::string layers = absl::StrCat(
       "shim, ", seccomp ? "seccomp" : "no seccomp (--no-seccomp)", ", ",
       landlock);
-  if (seccomp && !policy->programs.empty()) {
-    absl::StrAppend(&layers, chains != nullptr
-                                 ? "; program sections: shim, landlock, "
-                                   "seccomp (a cgroup per chain)"
-                                 : absl::StrCat("; program sections below "
-                                                "CMD: shim and landlock only "
-                                                "(", chains_why, ")"));
+  if (!policy->programs.empty()) {
+    // The layers that hold a section entered below CMD, as they are in force.
+    std::vector<std::string> below = {"shim"};
+    if (ruleset >= 0) below.push_back("landlock");
+    if (chains != nullptr) below.push_back("seccomp (a cgroup per chain)");
+    absl::StrAppend(&layers, "; program sections below CMD: ",
+                    absl::StrJoin(below, ", "));
+    if (seccomp && chains == nullptr) {
+      absl::StrAppend(&layers, " (the supervisor knows CMD's only: ",
+                      chains_why, ")");
+    }
   }
   {
     char when[64];
@@ -848,7 +861,9 @@ int RunProgram(const RunOptions& o) {
     std::fputs(summary.c_str(), stderr);
     // A layer the user did not turn off but the machine could not give is
     // said every time: best effort must not be silent.
-    const bool degraded = ruleset < 0 && !o.no_landlock && !engine->audit();
+    const bool degraded =
+        (ruleset < 0 && !o.no_landlock && !engine->audit()) ||
+        (seccomp && !policy->programs.empty() && chains == nullptr);
     if (!summary.empty() || o.verbose || degraded) {
       Say(absl::StrCat("layers: ", layers));
     }

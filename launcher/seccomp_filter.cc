@@ -218,14 +218,20 @@ absl::StatusOr<std::vector<sock_filter>> BuildFilter(uint64_t cookie,
       return s;
     }
   }
-  if (!SystemAllows(policy, "namespaces")) {
-    // clone3 passes its flags in memory the filter cannot read; glibc and
-    // the others fall back to clone on ENOSYS, whose flags it can.
+  // clone3 passes its flags in memory the filter cannot read; glibc and
+  // the others fall back to clone on ENOSYS, whose flags it can. Besides
+  // new namespaces, clone3 can start a child in another cgroup
+  // (CLONE_INTO_CGROUP, given a directory opened with O_PATH, which is a
+  // mere look): out of the cgroup that holds a program section's chain for
+  // the supervisor (launcher/chain_cgroups.h).
+  if (!SystemAllows(policy, "namespaces") || !policy.programs.empty()) {
     if (absl::Status s = Check(
             seccomp_rule_add(c, SCMP_ACT_ERRNO(ENOSYS), kClone3, 0), "clone3");
         !s.ok()) {
       return s;
     }
+  }
+  if (!SystemAllows(policy, "namespaces")) {
     std::vector<std::pair<int, uint64_t>> checks;
     for (uint64_t flag : kNewNamespaces) {
       checks.push_back({SCMP_SYS(clone), flag});

@@ -10,6 +10,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -98,6 +99,38 @@ Answer SuperviseCookie(Call& c) {
     return rc < 0 ? Answer::Error(-rc) : Answer::Value(0);
   }
   if (!InShim(c) || !c.Live()) return Answer::Error(ENOSYS);
+  // The shim judges under the chain its environment names; the cookie lets
+  // its calls past the supervisor, so that chain must hold every section
+  // of the one the supervisor keeps for the process (its cgroup's, or
+  // CMD's): one that dropped a section would judge wider than the kernel's.
+  const std::vector<int> required = c.engine().chain();
+  if (!required.empty()) {
+    std::string text;
+    if (c.arg(0) == static_cast<uint64_t>(kCookieRequest) && c.arg(2) > 0 &&
+        c.arg(2) < 4096) {
+      text.resize(c.arg(2));
+      if (!c.target().Read(c.arg(1), text.data(), text.size())) {
+        return Answer::Error(EFAULT);
+      }
+    }
+    const std::optional<std::vector<int>> claimed =
+        ParseChain(c.engine().policy(), text);
+    std::vector<int> missing;
+    for (int i : required) {
+      if (!claimed ||
+          std::find(claimed->begin(), claimed->end(), i) == claimed->end()) {
+        missing.push_back(i);
+      }
+    }
+    if (!missing.empty()) {
+      c.Refuse("shim", c.target().exe(),
+               absl::StrCat("the shim names the program sections '", text,
+                            "', which lack ", ChainText(missing),
+                            " of the process's own: it gets no cookie, and "
+                            "the supervisor judges each of its calls"));
+      return Answer::Error(EPERM);
+    }
+  }
   return Answer::Value(static_cast<int64_t>(c.settings().cookie));
 }
 

@@ -67,20 +67,24 @@ bool ReadPolicy(const char* path, std::string* text, std::string* error) {
 // main by a constructor that only copies bytes (no allocation, no lock), so
 // a program that edits its environment before its first judged call cannot
 // change what the shim enforces or hands to its children.
-constexpr const char* kVariables[] = {"KLAUNCH_POLICY_FILE", "KLAUNCH_AUDIT_LOG",
-                                      "KLAUNCH_SHIM", "KLAUNCH_VERBOSE",
-                                      "KLAUNCH_ASK_SOCKET", "KLAUNCH_PROGRAMS",
-                                      "KLAUNCH_LANDLOCK"};
+constexpr const char* kVariables[] = {
+    "KLAUNCH_POLICY_FILE", "KLAUNCH_AUDIT_LOG", "KLAUNCH_SHIM",
+    "KLAUNCH_VERBOSE",     "KLAUNCH_ASK_SOCKET", "KLAUNCH_PROGRAMS",
+    "KLAUNCH_LANDLOCK",    "KLAUNCH_CGROUP"};
 constexpr int kNumVariables = sizeof(kVariables) / sizeof(kVariables[0]);
+constexpr int kPrograms = 5;  // KLAUNCH_PROGRAMS
+constexpr int kCgroup = 7;    // KLAUNCH_CGROUP
 char g_captured[kNumVariables][4096];
 bool g_present[kNumVariables];
 bool g_capture_done = false;
 
-// Asks the seccomp supervisor for the cookie (core/seccomp_tag.h). The
-// answer goes straight from rax to memory and rax is cleared, so no register
-// keeps it. Without the seccomp layer the kernel answers ENOSYS and the
-// cookie stays 0.
-void FetchCookie() {
+// Asks the seccomp supervisor for the cookie (core/seccomp_tag.h), naming
+// the chain of program sections this shim will judge under, which the
+// supervisor checks against the one the kernel keeps. The answer goes
+// straight from rax to memory and rax is cleared, so no register keeps it.
+// Without the seccomp layer the kernel answers ENOSYS and the cookie stays
+// 0.
+void FetchCookie(const char* chain, long length) {
   long nr = kCookieQuerySyscall;
   __asm__ volatile(
       "xorl %%r9d, %%r9d\n\t"
@@ -91,8 +95,74 @@ void FetchCookie() {
       "1:\n\t"
       "xorl %%eax, %%eax"
       : "+a"(nr), [cookie] "+m"(g_cookie)
-      :
+      : "D"(kCookieRequest), "S"(chain), "d"(length)
       : "rcx", "r11", "r9", "memory");
+}
+
+// True when `list` ("0,2") holds the number `n` (digits, `len` of them).
+bool ListHolds(const char* list, const char* n, size_t len) {
+  for (const char* p = list; *p != '\0';) {
+    const char* end = std::strchr(p, ',');
+    const size_t l = end ? static_cast<size_t>(end - p) : std::strlen(p);
+    if (l == len && std::strncmp(p, n, len) == 0) return true;
+    if (end == nullptr) break;
+    p = end + 1;
+  }
+  return false;
+}
+
+// A process the supervisor moved into a chain's cgroup (an exec into a
+// section the shim did not make, by a static parent or a direct call) may
+// have an environment that does not say so: the chain its cgroup names
+// (KLAUNCH_CGROUP "/s-0_2") is added to KLAUNCH_PROGRAMS. Raw calls and
+// static buffers: this runs in the constructor. Should the variable be
+// missing, the supervisor refuses the cookie (the kernel's chain is not in
+// the one named) and judges every call itself.
+void AddCgroupChain() {
+  if (!g_present[kCgroup]) return;
+  static char buf[8192];
+  const long fd = sys_openat(AT_FDCWD, "/proc/self/cgroup",
+                             O_RDONLY | O_CLOEXEC, 0);
+  if (fd < 0) return;
+  size_t used = 0;
+  while (used < sizeof(buf) - 1) {
+    const long n = sys(SYS_read, fd, buf + used, sizeof(buf) - 1 - used);
+    if (n == -EINTR) continue;
+    if (n <= 0) break;
+    used += static_cast<size_t>(n);
+  }
+  sys_close(fd);
+  buf[used] = '\0';
+  const char* line = buf;
+  while (std::strncmp(line, "0::", 3) != 0) {
+    line = std::strchr(line, '\n');
+    if (line == nullptr) return;
+    ++line;
+  }
+  line += 3;
+  const char* run = g_captured[kCgroup];
+  const size_t run_len = std::strlen(run);
+  if (std::strncmp(line, run, run_len) != 0 ||
+      std::strncmp(line + run_len, "/s-", 3) != 0) {
+    return;
+  }
+  char* programs = g_captured[kPrograms];
+  if (!g_present[kPrograms]) programs[0] = '\0';
+  for (const char* p = line + run_len + 3; *p >= '0' && *p <= '9';) {
+    size_t len = 0;
+    while (p[len] >= '0' && p[len] <= '9') ++len;
+    if (!ListHolds(programs, p, len)) {
+      const size_t have = std::strlen(programs);
+      if (have + len + 2 >= sizeof(g_captured[kPrograms])) return;
+      if (have > 0) programs[have] = ',';
+      std::memcpy(programs + have + (have > 0), p, len);
+      programs[have + (have > 0) + len] = '\0';
+      g_present[kPrograms] = true;
+    }
+    p += len;
+    if (*p != '_') break;
+    ++p;
+  }
 }
 
 // Also called by Initialise: another library's constructor may make the
@@ -100,13 +170,15 @@ void FetchCookie() {
 __attribute__((constructor)) void CaptureEnvironment() {
   if (g_capture_done) return;
   g_capture_done = true;
-  FetchCookie();
   for (int i = 0; i < kNumVariables; ++i) {
     const char* v = getenv(kVariables[i]);
     if (v == nullptr || std::strlen(v) >= sizeof(g_captured[i])) continue;
     std::memcpy(g_captured[i], v, std::strlen(v) + 1);
     g_present[i] = true;
   }
+  AddCgroupChain();
+  const char* chain = g_present[kPrograms] ? g_captured[kPrograms] : "";
+  FetchCookie(chain, static_cast<long>(std::strlen(chain)));
 }
 
 const char* Captured(const char* name) {

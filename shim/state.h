@@ -7,6 +7,9 @@
 //   KLAUNCH_VERBOSE      "1": one line on stderr per refusal
 //   KLAUNCH_ASK_SOCKET   where klaunch asks the user (launcher/ask_server.h)
 //   KLAUNCH_PROGRAMS     the program sections entered ("0,2", core/programs.h)
+//   KLAUNCH_CGROUP       the run's cgroup (launcher/chain_cgroups.h): the
+//                        chain of this process's cgroup below it is added
+//                        to KLAUNCH_PROGRAMS's
 //
 // The values are captured at initialisation and handed to every exec from
 // that copy, so a program that edits its own environment cannot loosen what

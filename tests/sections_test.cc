@@ -252,35 +252,116 @@ TEST_F(Sections, AStaticProgramBelowCmdIsHeldToItsSectionEvenOnceOrphaned) {
 }
 
 // Leaving the section's cgroup would put a process back under the policy
-// alone: a shell inside a section that may write under /sys (and the
-// policy anywhere) writes its pid into the cgroup tree's root (and its own
-// chain's) cgroup.procs, then runs a static program that tries to write
-// the workspace, which the section keeps read-only.
+// alone. A shell inside a section whose own write list (and the policy's)
+// holds klaunch's cgroup directory, the one the run's cgroups are made in,
+// writes its pid into that cgroup's and the root's cgroup.procs, then a
+// program starts a child in klaunch's cgroup with clone3
+// (CLONE_INTO_CGROUP, the directory opened O_PATH, a mere look; the policy
+// allows new namespaces, so clone3 itself is not refused for them): each
+// child tries to create a file in the workspace, which the section keeps
+// read-only.
 TEST_F(Sections, AProgramCannotMoveItselfOutOfItsSectionsCgroup) {
   RunProcess({"/bin/mkdir", "-p", Ws("static")});
   const ProcessResult built = RunProcess(
       {"/usr/bin/gcc", "-O1", "-static", "-no-pie", "-o", Ws("static/plain"),
        RequiredEnv("KLAUNCH_TEST_PROGRAMS") + "/toucher.c"});
   ASSERT_EQ(built.exit_code, 0) << built.err;
+  // klaunch makes its run's cgroup in its own, which is this test's.
+  std::string own = Slurp("/proc/self/cgroup");
+  own = own.substr(own.find("0::") + 3);
+  own = own.substr(0, own.find('\n'));
+  std::string mount;
+  for (const std::string& line : Lines(Slurp("/proc/self/mountinfo"))) {
+    if (line.find(" - cgroup2 ") == std::string::npos) continue;
+    std::istringstream words(line);
+    for (int i = 0; i < 5; ++i) words >> mount;
+    break;
+  }
+  if (mount.empty()) GTEST_SKIP() << "no cgroup v2 here";
+  const std::string klaunch_cgroup = mount + (own == "/" ? "" : own);
   const std::string policy = dir_.Write(
-      "full.toml",
-      "extends = \"full-access\"\n[programs.\"curl\"]\n"
-      "filesystem.workspace_writable = false\n"
-      "filesystem.write = [\"/sys\"]\n");
+      "cg.toml",
+      Cat("extends = \"workspace-write\"\n[filesystem]\nwrite = [\"",
+          klaunch_cgroup, "\"]\n[system]\nallow = [\"namespaces\"]\n"
+          "[programs.\"curl\"]\n"
+          "filesystem.workspace_writable = false\n"
+          "filesystem.write = [\"", klaunch_cgroup, "\"]\n"));
   const std::string escape = dir_.Write(
       "ws/escape.sh",
-      Cat("m=$(grep -m1 ' - cgroup2 ' /proc/self/mountinfo | cut -d' ' -f5)\n"
-          "echo $$ > \"$m/cgroup.procs\" && echo moved-to-root\n"
-          "for d in \"$m\"/klaunch-*/s-*; do echo $$ > \"$d/cgroup.procs\" "
-          "&& echo moved-within; done\n",
-          Ws("static/plain"), " create:", Ws("escaped.txt"), "\n"));
-  const ProcessResult r = Run(policy, "curl exec:/bin/sh:" + escape);
+      Cat("echo $$ > '", klaunch_cgroup, "/cgroup.procs' && echo moved-up\n",
+          "echo $$ > '", mount, "/cgroup.procs' && echo moved-to-root\n",
+          Ws("static/plain"), " create:", Ws("escaped.txt"), "\n",
+          // The shim opens the directory O_PATH (the supervisor cannot
+          // hand a static program such a descriptor); the child's create
+          // is a direct call, the supervisor's to judge.
+          "toucher clone3cg:", klaunch_cgroup, ":", Ws("cloned.txt"), "\n"));
+  // Without Landlock: the section's ruleset, stacked at curl's exec, would
+  // hold the escaped child too; this is about the supervisor's hold.
+  const ProcessResult r =
+      Run(policy, "curl exec:/bin/sh:" + escape, {"--no-landlock"});
   if (Log().find("a cgroup per chain") == std::string::npos) {
     GTEST_SKIP() << "klaunch keeps no cgroup per chain here: " << Log();
   }
-  EXPECT_THAT(r.out, Not(HasSubstr("moved")));
+  EXPECT_THAT(r.out, Not(HasSubstr("moved"))) << r.out << r.err;
   EXPECT_FALSE(Exists(Ws("escaped.txt"))) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("create " + Ws("escaped.txt") + ": error"));
+  EXPECT_THAT(r.out, HasSubstr(Cat("clone3cg ", klaunch_cgroup, ":",
+                                   Ws("cloned.txt"), ": error")));
+  EXPECT_FALSE(Exists(Ws("cloned.txt"))) << r.out << r.err;
+}
+
+// A process inside a section that execs a program by a direct system call,
+// with the section taken out of the environment it hands over: the new
+// program's shim still judges under the section, which its cgroup names;
+// one that also drops the run's cgroup from its environment is refused the
+// cookie, so the supervisor judges its calls under the section. (Without
+// Landlock, whose section ruleset would hold them too.)
+TEST_F(Sections, AProgramThatDropsItsSectionFromTheEnvironmentIsStillHeld) {
+  const ProcessResult r = Run(
+      Policy(),
+      Cat("curl rawexec:", Ws("bin/toucher"), ":create:", Ws("dropped.txt"),
+          " rawexec-bare:", Ws("bin/toucher"), ":create:", Ws("bare.txt"),
+          "; toucher create:", Ws("outside.txt")),
+      {"--no-landlock"});
+  if (Log().find("a cgroup per chain") == std::string::npos) {
+    GTEST_SKIP() << "klaunch keeps no cgroup per chain here: " << Log();
+  }
+  EXPECT_THAT(r.out, HasSubstr("create " + Ws("dropped.txt") + ": error"));
+  EXPECT_FALSE(Exists(Ws("dropped.txt"))) << r.out << r.err;
+  EXPECT_FALSE(Exists(Ws("bare.txt"))) << r.out << r.err;
+  EXPECT_THAT(Log(), HasSubstr("it gets no cookie"));
+  EXPECT_TRUE(Exists(Ws("outside.txt"))) << r.out << r.err;
+}
+
+// The dynamic loader run as a program by a static parent (no shim to see
+// it): the supervisor judges the program it runs and enters its section.
+TEST_F(Sections, TheLoaderRunningASectionsProgramEntersTheSection) {
+  RunProcess({"/bin/mkdir", "-p", Ws("static")});
+  const ProcessResult built = RunProcess(
+      {"/usr/bin/gcc", "-O1", "-static", "-no-pie", "-o", Ws("static/plain"),
+       RequiredEnv("KLAUNCH_TEST_PROGRAMS") + "/toucher.c"});
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  const ProcessResult r = Run(
+      Policy(), Cat(Ws("static/plain"), " ldexec:", Ws("bin/curl"), ":create:",
+                    Ws("by-loader.txt"), " ldexec:", Ws("bin/toucher"),
+                    ":create:", Ws("plain-by-loader.txt")));
+  if (Log().find("a cgroup per chain") == std::string::npos) {
+    GTEST_SKIP() << "klaunch keeps no cgroup per chain here: " << Log();
+  }
+  EXPECT_THAT(r.out, HasSubstr("create " + Ws("by-loader.txt") + ": error"))
+      << r.out << r.err;
+  EXPECT_FALSE(Exists(Ws("by-loader.txt")));
+  EXPECT_TRUE(Exists(Ws("plain-by-loader.txt"))) << r.out << r.err;
+}
+
+// A section's Landlock layer scopes no signals: a program inside one may
+// still signal its parent, as the policy lets it.
+TEST_F(Sections, AProgramInsideASectionMaySignalItsParent) {
+  if (LandlockAbiOfThisKernel() < 6) {
+    GTEST_SKIP() << "this kernel's Landlock scopes no signals";
+  }
+  const ProcessResult r = Run(Policy(), "curl signal:parent");
+  EXPECT_THAT(r.out, HasSubstr("signal parent: ok")) << r.out << r.err;
 }
 
 // A program that found the cookie in its memory gets past the shim and the

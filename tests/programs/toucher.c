@@ -7,6 +7,13 @@
  *     read:PATH  append:PATH  create:PATH  unlink:PATH  mkdir:PATH
  *     stat:PATH  list:PATH  rename:FROM:TO  connect:PORT (127.0.0.1)
  *     exec:PATH[:ARG]  (fork, execve, wait)
+ *     rawexec:PATH[:ARG]  the same by a direct system call, with
+ *       KLAUNCH_PROGRAMS taken out of the environment; rawexec-bare: and
+ *       KLAUNCH_CGROUP too
+ *     ldexec:PATH[:ARG]  the dynamic loader running PATH
+ *     signal:parent  kill(getppid(), 0)
+ *     clone3cg:DIR:PATH  clone3 with CLONE_INTO_CGROUP into DIR; the child
+ *       creates PATH by a direct system call
  *
  * Prints "OP ARG: ok" or "OP ARG: error <strerror>" per call. Exits 0. */
 #define _GNU_SOURCE
@@ -20,8 +27,13 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <linux/sched.h>
+#include <signal.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+extern char** environ;
 
 static int do_connect(int port) {
   int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -38,7 +50,12 @@ static int do_connect(int port) {
   return r;
 }
 
-static int do_exec(char* path) {
+/* How do_exec's child runs the program. */
+enum how { kLibc, kRaw, kRawBare, kLoader };
+
+static int run_child(enum how how, char* path, char* arg);
+
+static int do_exec(char* path, enum how how) {
   char* arg = strchr(path, ':');
   if (arg != NULL) *arg++ = '\0';
   int pipefd[2];
@@ -46,8 +63,7 @@ static int do_exec(char* path) {
   pid_t pid = fork();
   if (pid < 0) return -1;
   if (pid == 0) {
-    char* argv[] = {path, arg, NULL};
-    execv(path, argv);
+    run_child(how, path, arg);
     int err = errno;
     if (write(pipefd[1], &err, sizeof(err)) != sizeof(err)) _exit(126);
     _exit(127);
@@ -60,6 +76,62 @@ static int do_exec(char* path) {
   waitpid(pid, NULL, 0);
   if (n == sizeof(err)) {
     errno = err;
+    return -1;
+  }
+  return 0;
+}
+
+static int run_child(enum how how, char* path, char* arg) {
+  if (how == kLibc) {
+    char* argv[] = {path, arg, NULL};
+    return execv(path, argv);
+  }
+  if (how == kLoader) {
+    char* argv[] = {"/lib64/ld-linux-x86-64.so.2", path, arg, NULL};
+    return execv(argv[0], argv);
+  }
+  /* A program that rewrote its environment and execs without libc. */
+  static char* env[512];
+  int n = 0;
+  for (char** e = environ; *e != NULL && n < 511; ++e) {
+    if (!strncmp(*e, "KLAUNCH_PROGRAMS=", 17)) continue;
+    if (how == kRawBare && !strncmp(*e, "KLAUNCH_CGROUP=", 15)) continue;
+    env[n++] = *e;
+  }
+  env[n] = NULL;
+  char* argv[] = {path, arg, NULL};
+  errno = -syscall(SYS_execve, path, argv, env);
+  return -1;
+}
+
+static int do_clone3_into(char* dir) {
+  char* path = strchr(dir, ':');
+  if (path == NULL) {
+    errno = EINVAL;
+    return -1;
+  }
+  *path++ = '\0';
+  int cg = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (cg < 0) return -1;
+  struct clone_args args;
+  memset(&args, 0, sizeof(args));
+  args.flags = CLONE_INTO_CGROUP;
+  args.exit_signal = SIGCHLD;
+  args.cgroup = (unsigned long long)cg;
+  long pid = syscall(SYS_clone3, &args, sizeof(args));
+  if (pid < 0) {
+    close(cg);
+    return -1;
+  }
+  if (pid == 0) {
+    long fd = syscall(SYS_openat, AT_FDCWD, path, O_WRONLY | O_CREAT, 0644);
+    _exit(fd < 0 ? (int)-fd : 0);
+  }
+  close(cg);
+  int status = 0;
+  waitpid((pid_t)pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    errno = WIFEXITED(status) ? WEXITSTATUS(status) : EINTR;
     return -1;
   }
   return 0;
@@ -99,7 +171,12 @@ static int do_one(const char* op, char* arg) {
     return rename(arg, to);
   }
   if (!strcmp(op, "connect")) return do_connect(atoi(arg));
-  if (!strcmp(op, "exec")) return do_exec(arg);
+  if (!strcmp(op, "exec")) return do_exec(arg, kLibc);
+  if (!strcmp(op, "rawexec")) return do_exec(arg, kRaw);
+  if (!strcmp(op, "rawexec-bare")) return do_exec(arg, kRawBare);
+  if (!strcmp(op, "ldexec")) return do_exec(arg, kLoader);
+  if (!strcmp(op, "signal")) return kill(getppid(), 0);
+  if (!strcmp(op, "clone3cg")) return do_clone3_into(arg);
   errno = EINVAL;
   return -1;
 }

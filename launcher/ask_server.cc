@@ -1,6 +1,7 @@
 #include "launcher/ask_server.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -8,21 +9,20 @@
 
 #include <cerrno>
 #include <cstring>
-#include <map>
 
 #include "absl/status/status.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 
 namespace klaunch {
 
-absl::StatusOr<std::unique_ptr<AskServer>> AskServer::Start(
-    const std::string& socket_path) {
-  int tty = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY);
+absl::StatusOr<std::unique_ptr<AskServer>> AskServer::Start(Options options) {
+  int tty = options.tty;
+  options.tty = -1;
+  if (tty < 0) tty = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY);
   if (tty < 0) {
     return absl::UnavailableError("no terminal to ask on (/dev/tty)");
   }
+  const std::string& socket_path = options.socket_path;
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   if (socket_path.size() >= sizeof(addr.sun_path)) {
@@ -42,13 +42,17 @@ absl::StatusOr<std::unique_ptr<AskServer>> AskServer::Start(
     return absl::FailedPreconditionError(absl::StrCat(
         "cannot listen at ", socket_path, ": ", strerror(err)));
   }
-  std::unique_ptr<AskServer> s(new AskServer(tty, listener, stop[0], stop[1]));
+  std::unique_ptr<AskServer> s(
+      new AskServer(std::move(options), listener, stop[0], stop[1]));
+  s->tty_ = tty;
   s->thread_ = std::thread([p = s.get()] { p->Serve(); });
   return s;
 }
 
-AskServer::AskServer(int tty, int listener, int stop_read, int stop_write)
-    : tty_(tty),
+AskServer::AskServer(Options options, int listener, int stop_read,
+                     int stop_write)
+    : options_(std::move(options)),
+      tty_(-1),
       listener_(listener),
       stop_read_(stop_read),
       stop_write_(stop_write) {}
@@ -60,27 +64,6 @@ AskServer::~AskServer() {
   if (thread_.joinable()) thread_.join();
   for (int fd : {tty_, listener_, stop_read_, stop_write_}) close(fd);
 }
-
-namespace {
-
-// What the program named, as the terminal shows it: a control character
-// (an escape sequence, a newline) could make the question read as another.
-std::string Shown(const std::string& s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : s) {
-    if (c < 0x20 || c == 0x7f) {
-      out += "\\x";
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
-    } else {
-      out.push_back(static_cast<char>(c));
-    }
-  }
-  return out;
-}
-
-}  // namespace
 
 std::optional<std::string> AskServer::ReadAnswer(const std::string& prompt) {
   ssize_t ignored = write(tty_, prompt.data(), prompt.size());
@@ -98,29 +81,37 @@ std::optional<std::string> AskServer::ReadAnswer(const std::string& prompt) {
   return answer;
 }
 
-bool AskServer::Ask(const std::string& who, const std::string& command,
-                    const std::string& file) {
-  std::lock_guard<std::mutex> lock(mu_);
-  const std::optional<std::string> answer = ReadAnswer(
-      absl::StrCat("\nklaunch: ", Shown(who), " wants to run `",
-                   Shown(command), "` (", Shown(file),
-                   "), which no rule admits. Allow it once? [Y/n] "));
-  if (!answer) return false;  // no answer is no
-  return answer->empty() || *answer == "y" || *answer == "Y" ||
-         *answer == "yes";
+std::string AskServer::Who(pid_t pid, const AskQuestion& q) const {
+  if (pid == 0) return "klaunch";
+  // The kernel's name for the process's executable; the one the process
+  // sent only when the kernel's cannot be read (a process that changed its
+  // credentials, say).
+  char exe[PATH_MAX];
+  const ssize_t n =
+      readlink(absl::StrCat("/proc/", pid, "/exe").c_str(), exe, sizeof(exe));
+  const absl::string_view name = n > 0 ? absl::string_view(exe, n) : q.exe;
+  return absl::StrCat("pid ", pid, " (", ShownAtTerminal(name), ")");
 }
 
-bool AskServer::AskWrite(const std::string& who, const std::string& op,
-                         const std::string& path) {
+bool AskServer::Ask(pid_t pid, const AskQuestion& q) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (writable_.count(path) != 0) return true;
-  const std::optional<std::string> answer = ReadAnswer(absl::StrCat(
-      "\nklaunch: ", Shown(who), " wants to write ", Shown(path), " (", op,
-      "), which no write root admits. Allow writing it for the rest of the "
-      "run? [y/N] "));
-  const bool yes =
-      answer && (*answer == "y" || *answer == "Y" || *answer == "yes");
-  if (yes) writable_.insert(path);
+  const std::string file(q.file);
+  if (q.write && writable_.count(file) != 0) return true;
+  const std::string who = Who(pid, q);
+  const std::optional<std::string> answer = ReadAnswer(
+      q.write
+          ? absl::StrCat("\nklaunch: ", who, " wants to write ",
+                         ShownAtTerminal(q.file), " (", ShownAtTerminal(q.op),
+                         "), which no write root admits. Allow writing it for "
+                         "the rest of the run? [y/N] ")
+          : absl::StrCat("\nklaunch: ", who, " wants to run `",
+                         ShownAtTerminal(q.command), "` (",
+                         ShownAtTerminal(q.file),
+                         "), which no rule admits. Allow it once? [Y/n] "));
+  if (!answer) return false;  // no answer is no
+  const bool yes = *answer == "y" || *answer == "Y" || *answer == "yes" ||
+                   (!q.write && answer->empty());
+  if (yes && q.write) writable_.insert(file);
   return yes;
 }
 
@@ -136,6 +127,44 @@ bool AskServer::TakeApproval(long pid, const std::string& file,
   return false;
 }
 
+void AskServer::Answer(int conn) {
+  // The asker is the process at the other end, whatever the request says.
+  ucred peer{};
+  socklen_t peer_size = sizeof(peer);
+  const bool known =
+      getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &peer, &peer_size) == 0 &&
+      peer.pid > 0;
+  // One byte more than a request may have, so that a longer one is seen
+  // as truncated however the kernel reports it.
+  char buf[kAskRequestMax + 1];
+  iovec iov{buf, sizeof(buf)};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  ssize_t n;
+  do {
+    n = recvmsg(conn, &msg, 0);
+  } while (n < 0 && errno == EINTR);
+  bool yes = false;
+  // A truncated request is answered without asking: what is left of it
+  // could read as a question the process never put.
+  if (known && n > 0 && !(msg.msg_flags & MSG_TRUNC) &&
+      static_cast<size_t>(n) <= kAskRequestMax) {
+    const absl::StatusOr<AskQuestion> q =
+        ParseAskRequest(absl::string_view(buf, n));
+    if (q.ok()) {
+      yes = Ask(peer.pid, *q);
+      if (yes && !q->write) {
+        std::lock_guard<std::mutex> lock(approvals_mu_);
+        approvals_.push_back(
+            {peer.pid, std::string(q->file), std::string(q->command)});
+      }
+    }
+  }
+  const char reply = yes ? 'y' : 'n';
+  send(conn, &reply, 1, MSG_NOSIGNAL);
+}
+
 void AskServer::Serve() {
   while (true) {
     pollfd fds[2] = {{listener_, POLLIN, 0}, {stop_read_, POLLIN, 0}};
@@ -145,34 +174,9 @@ void AskServer::Serve() {
     }
     if (fds[1].revents) return;
     if (!(fds[0].revents & POLLIN)) continue;
-    int conn = accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
+    const int conn = accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
     if (conn < 0) continue;
-    char buf[8192];
-    ssize_t n = recv(conn, buf, sizeof(buf) - 1, 0);
-    std::map<std::string, std::string> fields;
-    if (n > 0) {
-      for (absl::string_view line :
-           absl::StrSplit(absl::string_view(buf, n), '\n')) {
-        const size_t eq = line.find('=');
-        if (eq == absl::string_view::npos) continue;
-        fields[std::string(line.substr(0, eq))] = std::string(line.substr(eq + 1));
-      }
-    }
-    const std::string who =
-        absl::StrCat("pid ", fields["pid"], " (", fields["exe"], ")");
-    const bool write = fields["kind"] == "write";
-    const bool yes =
-        n > 0 && (write ? AskWrite(who, fields["op"], fields["file"])
-                        : Ask(who, fields["command"], fields["file"]));
-    if (yes && !write) {
-      long pid = 0;
-      if (absl::SimpleAtoi(fields["pid"], &pid)) {
-        std::lock_guard<std::mutex> lock(approvals_mu_);
-        approvals_.push_back({pid, fields["file"], fields["command"]});
-      }
-    }
-    const char reply = yes ? 'y' : 'n';
-    send(conn, &reply, 1, MSG_NOSIGNAL);
+    Answer(conn);
     close(conn);
   }
 }

@@ -5,26 +5,30 @@
 //
 // The server listens on a Unix socket in the run directory (which the policy
 // denies to the program); the shim in any sandboxed process sends one request
-// and blocks for the answer. Requests are put to the terminal one at a time,
-// on a thread of their own, so klaunch keeps reaping and forwarding signals
-// while a question waits. An empty answer or "y" allows that one exec;
-// anything else (or end of input) refuses it.
+// (core/ask.h) and blocks for the answer. The seccomp supervisor calls Ask
+// directly. Requests are put to the terminal one at a time, on a thread of
+// their own, so klaunch keeps reaping and forwarding signals while a
+// question waits. An empty answer or "y" allows that one exec; anything else
+// (or end of input) refuses it.
 //
-// Request (one datagram): "pid=N\nexe=PATH\nfile=PATH\ncommand=LINE\n",
-// or for a write "kind=write\npid=N\nexe=PATH\nop=OP\nfile=PATH\n".
-// Answer: one byte, 'y' or 'n'.
+// The asking process is the one at the other end of the connection
+// (SO_PEERCRED), and its executable is read from /proc/PID/exe, not taken
+// from the request. A request that is truncated or not exactly one question
+// (ParseAskRequest) is answered 'n' without asking.
 //
 // A write's yes admits that path, for every process, for the rest of the
 // run; only "y" or "yes" is yes there (an empty answer is no), since a
 // write outside the write roots is the rarer and riskier question.
 //
-// A yes is also remembered for that process, once: when the exec it allowed
-// is made by libc on the process's behalf (posix_spawn, system, popen) and
-// so reaches the seccomp supervisor too, the supervisor takes the approval
-// instead of asking again.
+// A yes to a command is also remembered for that process, once: when the
+// exec it allowed is made by libc on the process's behalf (posix_spawn,
+// system, popen) and so reaches the seccomp supervisor too, the supervisor
+// takes the approval instead of asking again.
 
 #ifndef KLAUNCH_LAUNCHER_ASK_SERVER_H_
 #define KLAUNCH_LAUNCHER_ASK_SERVER_H_
+
+#include <sys/types.h>
 
 #include <memory>
 #include <mutex>
@@ -32,29 +36,33 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "core/ask.h"
 
 namespace klaunch {
 
 class AskServer {
  public:
-  // Opens /dev/tty and listens at `socket_path`. Fails (kUnavailable) when
-  // there is no terminal.
-  static absl::StatusOr<std::unique_ptr<AskServer>> Start(
-      const std::string& socket_path);
+  struct Options {
+    std::string socket_path;
+    // A terminal already open to ask on (the server takes it); -1 opens
+    // /dev/tty.
+    int tty = -1;
+  };
+
+  // Opens the terminal and listens at `options.socket_path`. Fails
+  // (kUnavailable) when there is no terminal.
+  static absl::StatusOr<std::unique_ptr<AskServer>> Start(Options options);
   ~AskServer();
 
-  // Puts one question to the terminal; true for yes. Thread-safe.
-  bool Ask(const std::string& who, const std::string& command,
-           const std::string& file);
-
-  // Puts a write no rule admits to the terminal, unless the user already
-  // admitted `path`; true for yes, which admits it from then on.
-  // Thread-safe.
-  bool AskWrite(const std::string& who, const std::string& op,
-                const std::string& path);
+  // Puts `question`, asked by process `pid` (0: klaunch itself, about
+  // CMD), to the terminal, unless the user already admitted that write;
+  // true for yes. Thread-safe.
+  bool Ask(pid_t pid, const AskQuestion& question);
 
   // True, once, when the user allowed `command` (of `file`) for process
   // `pid` and that approval has not been used by the supervisor yet.
@@ -62,12 +70,17 @@ class AskServer {
                     const std::string& command);
 
  private:
-  AskServer(int tty, int listener, int stop_read, int stop_write);
+  AskServer(Options options, int listener, int stop_read, int stop_write);
   void Serve();
+  // One connection: its request, put when it is well formed; the answer.
+  void Answer(int conn);
+  // "pid 812 (/usr/bin/dash)", as the terminal shows it.
+  std::string Who(pid_t pid, const AskQuestion& q) const;
   // Writes `prompt` and reads one line; nothing at the end of input. The
   // caller holds mu_.
   std::optional<std::string> ReadAnswer(const std::string& prompt);
 
+  const Options options_;
   int tty_, listener_, stop_read_, stop_write_;
   std::mutex mu_;
   struct Approval {

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,12 +27,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "core/ask.h"
 #include "core/audit.h"
 #include "core/effective.h"
 #include "core/engine.h"
 #include "core/environment.h"
-#include "core/loader.h"
 #include "core/landlock.h"
+#include "core/loader.h"
 #include "core/path.h"
 #include "core/programs.h"
 #include "launcher/ask_server.h"
@@ -240,12 +241,26 @@ bool AllowProgram(const Engine& engine, const std::string& program,
   Decision d = engine.CheckCommand(named, argv, name.target);
   if (d.allowed()) return true;
   if (d.verdict == Verdict::kAsk && !engine.audit()) {
-    if (asker != nullptr &&
-        asker->Ask("klaunch", CommandLineText(named, argv), named)) {
+    // Asked as the shim would ask for CMD, in klaunch's own name.
+    class LauncherAsker final : public Asker {
+     public:
+      explicit LauncherAsker(AskServer* server) : server_(server) {}
+      bool Put(const AskQuestion& q) override { return server_->Ask(0, q); }
+
+     private:
+      AskServer* server_;
+    } launcher_asker(asker);
+    const std::string line = CommandLineText(named, argv);
+    const std::string chain = ChainText(engine.chain());
+    AskQuestion q;
+    q.op = "execve";
+    q.exe = "klaunch";
+    q.file = named;
+    q.command = line;
+    q.chain = chain;
+    if (AskOrExplain(q, asker != nullptr ? &launcher_asker : nullptr, &d)) {
       return true;
     }
-    d.message += asker != nullptr ? " (refused at the terminal)"
-                                  : " (asking needs a terminal)";
   }
   char when[64];
   FormatAuditTime(when, sizeof(when));
@@ -557,13 +572,15 @@ int RunProgram(const RunOptions& o) {
   if (o.verbose) env.push_back("KLAUNCH_VERBOSE=1");
 
   // Asking needs a terminal; without one, "ask" refuses (the shim says why).
+  // A program section may ask about commands where the policy does not.
   std::unique_ptr<AskServer> asker;
   const bool ask_writes =
       policy->filesystem.unlisted_writes == Unlisted::kAsk;
-  if ((policy->commands.unlisted == Unlisted::kAsk || ask_writes) &&
-      !engine->audit()) {
+  if (PolicyMayAsk(*policy) && !engine->audit()) {
+    AskServer::Options ask;
+    ask.socket_path = *run_dir + "/ask.sock";
     absl::StatusOr<std::unique_ptr<AskServer>> s =
-        AskServer::Start(*run_dir + "/ask.sock");
+        AskServer::Start(std::move(ask));
     if (s.ok()) {
       asker = *std::move(s);
       env.push_back("KLAUNCH_ASK_SOCKET=" + *run_dir + "/ask.sock");

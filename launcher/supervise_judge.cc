@@ -9,7 +9,9 @@
 #include <string_view>
 
 #include "absl/strings/str_cat.h"
+#include "core/ask.h"
 #include "core/audit.h"
+#include "core/programs.h"
 #include "launcher/ask_server.h"
 #include "launcher/supervise.h"
 
@@ -42,26 +44,48 @@ void Call::Record(const char* op, const std::string& what, const char* access,
   }
 }
 
+namespace {
+
+// The supervisor's questions go to the server directly. A command the shim
+// had approved in this process (or its parent, for posix_spawn's child)
+// before libc made the exec is not asked again.
+class ServerAsker final : public Asker {
+ public:
+  ServerAsker(AskServer* server, Target& target)
+      : server_(server), target_(target) {}
+  bool Put(const AskQuestion& q) override {
+    const std::string file(q.file), command(q.command);
+    return (!q.write &&
+            (server_->TakeApproval(target_.tgid(), file, command) ||
+             server_->TakeApproval(target_.ppid(), file, command))) ||
+           server_->Ask(target_.tgid(), q);
+  }
+
+ private:
+  AskServer* server_;
+  Target& target_;
+};
+
+}  // namespace
+
 bool Call::Judge(const char* op, const std::string& what, const char* access,
                  Decision d, const std::string& command) {
   if (d.allowed()) return true;
   const bool audit = engine_->audit();
   if (d.verdict == Verdict::kAsk && !audit) {
-    AskServer* asker = settings_.asker;
-    const std::string who =
-        absl::StrCat("pid ", target_.tgid(), " (", target_.exe(), ")");
-    const bool yes =
-        asker != nullptr &&
-        (std::string_view(access) == "write"
-             ? asker->AskWrite(who, op, what)
-             : asker->TakeApproval(target_.tgid(), what, command) ||
-                   asker->TakeApproval(target_.ppid(), what, command) ||
-                   asker->Ask(who, command, what));
-    if (yes) return true;
-    d.message += asker != nullptr ? " (refused at the terminal)"
-                 : std::string_view(access) == "write"
-                     ? " (asking needs a terminal)"
-                     : " (asking needs klaunch --ask and a terminal)";
+    const std::string exe = target_.exe();
+    const std::string chain = ChainText(engine_->chain());
+    AskQuestion q;
+    q.write = std::string_view(access) == "write";
+    q.op = op;
+    q.exe = exe;
+    q.file = what;
+    q.command = command;
+    q.chain = chain;
+    ServerAsker asker(settings_.asker, target_);
+    if (AskOrExplain(q, settings_.asker != nullptr ? &asker : nullptr, &d)) {
+      return true;
+    }
   }
   Record(op, what, access, d, command);
   return audit;

@@ -5,6 +5,7 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <time.h>
 
@@ -12,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "core/ask.h"
 #include "core/audit.h"
 #include "core/path.h"
 #include "core/seccomp_tag.h"
@@ -58,58 +60,66 @@ void Record(const char* op, const char* target, const char* access,
   }
 }
 
-// Puts an exec (or, with `op`, a write) no rule admits to the user through
-// klaunch; true for yes. Raw calls throughout: the socket lies in klaunch's
-// own directory, which the policy denies to the program.
-bool AskUser(const std::string& socket_path, const char* op, const char* file,
-             const std::string& command) {
-  long fd = sys(SYS_socket, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-  if (fd < 0) return false;
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::snprintf(addr.sun_path, sizeof(addr.sun_path), "%s",
-                socket_path.c_str());
-  bool yes = false;
-  if (sys(SYS_connect, fd, &addr, sizeof(addr)) == 0) {
-    const std::string req =
-        (op != nullptr ? std::string("kind=write\nop=") + op + "\n"
-                       : std::string()) +
-        "pid=" + std::to_string(sys(SYS_getpid)) + "\nexe=" +
-        GetConfig().exe + "\nfile=" + file + "\ncommand=" + command + "\n";
-    if (sys_call6(SYS_sendto, fd, (long)req.data(), (long)req.size(),
-                  MSG_NOSIGNAL, 0, 0) > 0) {
-      char answer = 'n';
-      long n;
-      do {
-        n = sys_call6(SYS_recvfrom, fd, (long)&answer, 1, 0, 0, 0);
-      } while (n == -EINTR);
-      yes = n == 1 && answer == 'y';
+// Puts a question to the user through klaunch's question server
+// (launcher/ask_server.h). Raw calls throughout: the socket lies in
+// klaunch's own directory, which the policy denies to the program. The
+// request goes out as one sendmsg of its pieces, with nothing copied.
+class SocketAsker final : public Asker {
+ public:
+  explicit SocketAsker(const char* socket_path) : socket_path_(socket_path) {}
+
+  bool Put(const AskQuestion& q) override {
+    absl::string_view pieces[kAskRequestPieces];
+    const int n = AskRequestPieces(q, pieces);
+    iovec iov[kAskRequestPieces];
+    for (int i = 0; i < n; ++i) {
+      iov[i].iov_base = const_cast<char*>(pieces[i].data());
+      iov[i].iov_len = pieces[i].size();
     }
+    msghdr msg{};
+    msg.msg_iov = iov;
+    msg.msg_iovlen = n;
+    long fd = sys(SYS_socket, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (fd < 0) return false;
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", socket_path_);
+    bool yes = false;
+    if (sys(SYS_connect, fd, &addr, sizeof(addr)) == 0 &&
+        sys(SYS_sendmsg, fd, &msg, MSG_NOSIGNAL) > 0) {
+      char answer = 'n';
+      long r;
+      do {
+        r = sys_call6(SYS_recvfrom, fd, (long)&answer, 1, 0, 0, 0);
+      } while (r == -EINTR);
+      yes = r == 1 && answer == 'y';
+    }
+    sys_close(fd);
+    return yes;
   }
-  sys_close(fd);
-  return yes;
-}
+
+ private:
+  const char* socket_path_;
+};
 
 // Applies a decision: true when the call may go on.
 bool Apply(const char* op, const char* target, const char* access,
            Decision d, const std::string& command = {}) {
   if (d.verdict == Verdict::kAllow) return true;
-  const bool audit = GetConfig().engine->audit();
+  const Config& c = GetConfig();
+  const bool audit = c.engine->audit();
   if (d.verdict == Verdict::kAsk && !audit) {
-    const std::string& socket = GetConfig().ask_socket;
-    const char* write_op = std::strcmp(access, "write") == 0 ? op : nullptr;
-    // The request is one field a line: a newline in a name could forge one.
-    const bool askable = std::strchr(target, '\n') == nullptr &&
-                         command.find('\n') == std::string::npos;
-    if (!socket.empty() && askable &&
-        AskUser(socket, write_op, target, command)) {
+    AskQuestion q;
+    q.write = std::strcmp(access, "write") == 0;
+    q.op = op;
+    q.exe = c.exe;
+    q.file = target;
+    q.command = command;
+    q.chain = c.chain;
+    SocketAsker asker(c.ask_socket.c_str());
+    if (AskOrExplain(q, c.ask_socket.empty() ? nullptr : &asker, &d)) {
       return true;
     }
-    d.message += !askable             ? " (not asked: the name holds a newline)"
-                 : !socket.empty()       ? " (refused at the terminal)"
-                 : write_op != nullptr   ? " (asking needs a terminal)"
-                                         : " (asking needs klaunch --ask and a "
-                                           "terminal)";
   }
   Record(op, target, access, d, audit, command);
   if (audit) return true;

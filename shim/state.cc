@@ -245,6 +245,7 @@ void Initialise() {
           c->error = std::string(narrowed.status().message());
         } else {
           c->engine = new Engine(*std::move(narrowed));
+          c->chain = ChainText(c->engine->chain());
           InitKnown(c->engine->audit());
         }
       }

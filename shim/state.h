@@ -45,6 +45,7 @@ struct Config {
   std::string exe;                 // this process's executable
   std::string shim_path;           // for the children's LD_PRELOAD
   std::string ask_socket;          // empty: "ask" refuses
+  std::string chain;               // the program sections entered ("0,2")
   std::string policy_file;         // the effective policy it loaded
   // The Landlock ABI klaunch restricted the program with; 0 when it did not
   // (--no-landlock, audit mode, no Landlock): then sections stack none.

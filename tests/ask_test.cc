@@ -129,10 +129,27 @@ TEST_F(Ask, WithoutATerminalAskingRefusesAndSaysWhy) {
       o);
   EXPECT_FALSE(Exists(marker));
   EXPECT_THAT(r.err, HasSubstr("no terminal"));
-  EXPECT_THAT(ReadFile(Log()),
-              HasSubstr("asking needs klaunch --ask and a terminal"));
+  EXPECT_THAT(ReadFile(Log()), HasSubstr("asking needs a terminal"));
   EXPECT_THAT(ReadFile(Log()), HasSubstr("\"command\":\"touch " + marker));
   EXPECT_THAT(r.err, Not(HasSubstr("Allow it once?")));
+}
+
+// A question too long to put (its request over the limit the server
+// reads) is refused unasked: cut short, it would ask about a command line
+// that is not the one that runs.
+TEST_F(Ask, ACommandLineTooLongToAskIsRefusedUnasked) {
+  const std::string marker = dir_.Path("ws/long");
+  std::string line = "/usr/bin/touch " + marker;
+  for (int i = 0; i < 50; ++i) line += " nodir/" + std::string(200, 'a');
+  PtyRun r = RunOnPty(
+      {RequiredEnv("KLAUNCH_BIN"), "--ask", "--policy", policy_, "--log", Log(),
+       "--", "/bin/sh", "-c", line + "; echo finished"},
+      Env(), dir_.Path("ws"), "? [Y/n] ", {"y"});
+  EXPECT_THAT(r.screen, HasSubstr("finished"));
+  EXPECT_THAT(r.screen, Not(HasSubstr("Allow it once?")));
+  EXPECT_FALSE(Exists(marker)) << r.screen;
+  EXPECT_THAT(ReadFile(Log()),
+              HasSubstr("not asked: the question is too long"));
 }
 
 // filesystem.unlisted_writes = "ask": a read-only workspace, so every write
@@ -255,6 +272,22 @@ TEST_F(AskedWrites, ANameCannotDisguiseTheQuestion) {
   EXPECT_THAT(question, Not(HasSubstr("\x1b")));
   EXPECT_FALSE(Exists(Ws("evil\nfile=fine")));
   EXPECT_THAT(ReadFile(Log()), HasSubstr("not asked: the name holds a newline"));
+}
+
+// The executable's name is the program's to choose: one holding newlines
+// and fields of the request cannot make the question name another process.
+TEST_F(AskedWrites, AProgramsOwnNameCannotForgeWhoAsks) {
+  const std::string forged = Ws("a\npid=1\nexe=/usr/bin/git");
+  RunProcess({"/bin/mkdir", "-p", Ws("a\npid=1\nexe=/usr/bin")});
+  RunProcess({"/bin/cp", "/bin/dash", forged});
+  const std::string out = Ws("out");
+  PtyRun r = Run({forged, "-c", "echo x > " + out + "; echo finished"}, {"y"});
+  EXPECT_THAT(r.screen, HasSubstr("finished"));
+  EXPECT_THAT(r.screen, Not(HasSubstr("pid 1 (")));
+  EXPECT_THAT(r.screen, Not(HasSubstr("(/usr/bin/git)")));
+  EXPECT_FALSE(Exists(out)) << r.screen;
+  EXPECT_THAT(ReadFile(Log()),
+              HasSubstr("not asked: the name holds a newline"));
 }
 
 TEST_F(AskedWrites, WithoutATerminalAWriteIsRefusedAndSaysWhy) {

@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -66,6 +67,11 @@ AskServer::~AskServer() {
 }
 
 std::optional<std::string> AskServer::ReadAnswer(const std::string& prompt) {
+  // Only what is typed once the question shows answers it: input already
+  // waiting (typed ahead, or pushed by a program where the seccomp layer
+  // does not refuse TIOCSTI) is discarded. Before the prompt rather than
+  // after, so that an answer typed as soon as it shows is never lost.
+  tcflush(tty_, TCIFLUSH);
   ssize_t ignored = write(tty_, prompt.data(), prompt.size());
   (void)ignored;
   std::string answer;

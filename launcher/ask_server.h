@@ -14,7 +14,9 @@
 // The asking process is the one at the other end of the connection
 // (SO_PEERCRED), and its executable is read from /proc/PID/exe, not taken
 // from the request. A request that is truncated or not exactly one question
-// (ParseAskRequest) is answered 'n' without asking.
+// (ParseAskRequest) is answered 'n' without asking. Input typed or pushed
+// before a prompt is discarded, so only what comes after the question
+// answers it.
 //
 // A write's yes admits that path, for every process, for the rest of the
 // run; only "y" or "yes" is yes there (an empty answer is no), since a
@@ -76,8 +78,8 @@ class AskServer {
   void Answer(int conn);
   // "pid 812 (/usr/bin/dash)", as the terminal shows it.
   std::string Who(pid_t pid, const AskQuestion& q) const;
-  // Writes `prompt` and reads one line; nothing at the end of input. The
-  // caller holds mu_.
+  // Discards what was typed or pushed so far, writes `prompt` and reads one
+  // line; nothing at the end of input. The caller holds mu_.
   std::optional<std::string> ReadAnswer(const std::string& prompt);
 
   const Options options_;

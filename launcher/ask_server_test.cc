@@ -180,6 +180,12 @@ TEST_F(AskServerTest, ARequestLongerThanTheLimitIsRefusedWithoutAsking) {
   EXPECT_EQ(longer.reply, 'n');
 }
 
+TEST_F(AskServerTest, WhatWasTypedBeforeTheQuestionDoesNotAnswerIt) {
+  Exchange e = Send(kWrite, "n", "y\r");
+  EXPECT_TRUE(e.asked);
+  EXPECT_EQ(e.reply, 'n');
+}
+
 TEST_F(AskServerTest, WhatAProgramNamedIsShownEscaped) {
   Exchange e = Send(
       "kind=write\nop=open\x1b[2J\nexe=/x\nfile=/home/me/\xc2\x9b"

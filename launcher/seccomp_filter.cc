@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <linux/seccomp.h>
 #include <seccomp.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
@@ -14,8 +15,8 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "core/seccomp_tag.h"
 #include "core/policy.h"
+#include "core/seccomp_tag.h"
 
 namespace klaunch {
 namespace {
@@ -200,6 +201,21 @@ absl::StatusOr<std::vector<sock_filter>> BuildFilter(uint64_t cookie,
     if (absl::Status s = Check(
             seccomp_rule_add(c, SCMP_ACT_ERRNO(r.error), Number(r.name), 0),
             r.name);
+        !s.ok()) {
+      return s;
+    }
+  }
+  // Input pushed into a terminal as though typed (TIOCSTI, and TIOCLINUX's
+  // selection paste on a virtual console): a program could answer
+  // klaunch's own questions at the terminal, or type commands into the
+  // user's shell to run after klaunch exits. The kernel reads the request
+  // as 32 bits, so only those are compared: the bits above cannot hide it.
+  for (const uint32_t request : {TIOCSTI, TIOCLINUX}) {
+    if (absl::Status s =
+            Check(seccomp_rule_add(
+                      c, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
+                      SCMP_A1_64(SCMP_CMP_MASKED_EQ, 0xffffffffu, request)),
+                  "ioctl TIOCSTI/TIOCLINUX");
         !s.ok()) {
       return s;
     }

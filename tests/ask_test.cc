@@ -162,10 +162,12 @@ class AskedWrites : public ::testing::Test {
       "Allow writing it for the rest of the run? [y/N] ";
   void SetUp() override {
     RunProcess({"/bin/mkdir", "-p", dir_.Path("ws/bin"), dir_.Path("state")});
+    const std::string src = RequiredEnv("KLAUNCH_TEST_PROGRAMS") + "/toucher.c";
     ProcessResult s = RunProcess(
-        {"/usr/bin/gcc", "-O1", "-static", "-no-pie", "-o", Static(),
-         RequiredEnv("KLAUNCH_TEST_PROGRAMS") + "/toucher.c"});
+        {"/usr/bin/gcc", "-O1", "-static", "-no-pie", "-o", Static(), src});
     ASSERT_EQ(s.exit_code, 0) << s.err;
+    ProcessResult d = RunProcess({"/usr/bin/gcc", "-O1", "-o", Dynamic(), src});
+    ASSERT_EQ(d.exit_code, 0) << d.err;
     policy_ = dir_.Write("p.toml", "extends = \"read-only\"\n[filesystem]\n"
                                    "unlisted_writes = \"ask\"\ndeny = [\"" +
                                        Ws("secret") + "\"]\n");
@@ -174,14 +176,18 @@ class AskedWrites : public ::testing::Test {
     return dir_.Path("ws/" + name);
   }
   std::string Static() const { return Ws("bin/toucher-static"); }
+  std::string Dynamic() const { return Ws("bin/toucher"); }
   std::vector<std::string> Env() const {
     return {"PATH=/usr/bin:/bin", "HOME=" + dir_.path(), "TERM=dumb",
             "XDG_STATE_HOME=" + dir_.Path("state")};
   }
   PtyRun Run(const std::vector<std::string>& command,
-             std::vector<std::string> answers) {
+             std::vector<std::string> answers,
+             const std::vector<std::string>& options = {}) {
     std::vector<std::string> argv = {RequiredEnv("KLAUNCH_BIN"), "--policy",
-                                     policy_, "--log", Log(), "--"};
+                                     policy_, "--log", Log()};
+    argv.insert(argv.end(), options.begin(), options.end());
+    argv.push_back("--");
     argv.insert(argv.end(), command.begin(), command.end());
     return RunOnPty(argv, Env(), dir_.Path("ws"), kPrompt, std::move(answers));
   }
@@ -288,6 +294,34 @@ TEST_F(AskedWrites, AProgramsOwnNameCannotForgeWhoAsks) {
   EXPECT_FALSE(Exists(out)) << r.screen;
   EXPECT_THAT(ReadFile(Log()),
               HasSubstr("not asked: the name holds a newline"));
+}
+
+// The program shares the terminal klaunch asks on. Pushing "y" into its
+// input (TIOCSTI, allowed to any process on Debian 12's kernel and to root
+// on every kernel) must not answer its own question.
+TEST_F(AskedWrites, AProgramCannotAnswerItsOwnQuestion) {
+  const std::string pushed = Ws("pushed");
+  PtyRun r =
+      Run({Static(), "tiocsti:y", "tiocsti64:y", "create:" + pushed}, {"n"});
+  EXPECT_THAT(r.screen, HasSubstr("tiocsti y: error Operation not permitted"));
+  EXPECT_THAT(r.screen,
+              HasSubstr("tiocsti64 y: error Operation not permitted"));
+  EXPECT_THAT(r.screen, HasSubstr("wants to write " + pushed));
+  EXPECT_THAT(r.screen, HasSubstr("create " + pushed + ": error")) << r.screen;
+  EXPECT_FALSE(Exists(pushed));
+  EXPECT_THAT(ReadFile(Log()), HasSubstr("refused at the terminal"));
+}
+
+// Without the seccomp layer nothing refuses TIOCSTI; what was pushed before
+// the question is thrown away, and only what is typed after it answers.
+TEST_F(AskedWrites, InputPushedBeforeTheQuestionDoesNotAnswerIt) {
+  const std::string pushed = Ws("pushed");
+  PtyRun r = Run({Dynamic(), "tiocsti:y", "create:" + pushed}, {"n"},
+                 {"--no-seccomp"});
+  EXPECT_THAT(r.screen, HasSubstr("tiocsti y: ok"));  // it was pushed
+  EXPECT_THAT(r.screen, HasSubstr("wants to write " + pushed));
+  EXPECT_THAT(r.screen, HasSubstr("create " + pushed + ": error")) << r.screen;
+  EXPECT_FALSE(Exists(pushed));
 }
 
 TEST_F(AskedWrites, WithoutATerminalAWriteIsRefusedAndSaysWhy) {

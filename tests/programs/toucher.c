@@ -14,6 +14,9 @@
  *     signal:parent  kill(getppid(), 0)
  *     clone3cg:DIR:PATH  clone3 with CLONE_INTO_CGROUP into DIR; the child
  *       creates PATH by a direct system call
+ *     tiocsti:TEXT  tiocsti64:TEXT  (push TEXT and a newline into the
+ *       terminal's input with TIOCSTI, the request word plain or with bits
+ *       above the 32 the kernel reads)
  *
  * Prints "OP ARG: ok" or "OP ARG: error <strerror>" per call. Exits 0. */
 #define _GNU_SOURCE
@@ -25,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <linux/sched.h>
@@ -137,6 +141,23 @@ static int do_clone3_into(char* dir) {
   return 0;
 }
 
+/* Pushes `text` and a newline into the controlling terminal's input, as
+ * though typed. */
+static int do_tiocsti(const char* text, unsigned long high) {
+  int fd = open("/dev/tty", O_RDWR | O_CLOEXEC);
+  if (fd < 0) return -1;
+  size_t n = strlen(text);
+  int r = 0;
+  for (size_t i = 0; i <= n && r == 0; ++i) {
+    char c = i < n ? text[i] : '\n';
+    r = (int)syscall(SYS_ioctl, fd, high | (unsigned long)TIOCSTI, &c);
+  }
+  int err = errno;
+  close(fd);
+  errno = err;
+  return r;
+}
+
 static int do_one(const char* op, char* arg) {
   int fd;
   struct stat st;
@@ -152,6 +173,8 @@ static int do_one(const char* op, char* arg) {
     if (fd >= 0) close(fd);
     return fd < 0 ? -1 : 0;
   }
+  if (!strcmp(op, "tiocsti")) return do_tiocsti(arg, 0);
+  if (!strcmp(op, "tiocsti64")) return do_tiocsti(arg, 1UL << 32);
   if (!strcmp(op, "unlink")) return unlink(arg);
   if (!strcmp(op, "mkdir")) return mkdir(arg, 0755);
   if (!strcmp(op, "stat")) return stat(arg, &st);

@@ -145,14 +145,17 @@ Decision Allow(absl::string_view rule) {
 
 Access OpenAccess(int flags) {
   if (flags & O_PATH) return Access::kStat;
-  if ((flags & O_TMPFILE) == O_TMPFILE) return Access::kWrite;
-  if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC))) {
-    return Access::kWrite;
-  }
-  return Access::kRead;
+  const int mode = flags & O_ACCMODE;
+  const bool writes = mode != O_RDONLY || (flags & (O_CREAT | O_TRUNC)) ||
+                      (flags & O_TMPFILE) == O_TMPFILE;
+  // O_ACCMODE itself (3) asks the kernel for both permissions.
+  const bool reads = mode != O_WRONLY;
+  if (!writes) return Access::kRead;
+  return reads ? Access::kReadWrite : Access::kWrite;
 }
 
 Access AccessModeAccess(int mode) {
+  if ((mode & W_OK) && (mode & R_OK)) return Access::kReadWrite;
   if (mode & W_OK) return Access::kWrite;
   if (mode & R_OK) return Access::kRead;
   if (mode & X_OK) return Access::kExec;
@@ -164,6 +167,7 @@ absl::string_view AccessName(Access access) {
     case Access::kRead:
       return "read";
     case Access::kWrite:
+    case Access::kReadWrite:
       return "write";
     case Access::kExec:
       return "exec";
@@ -363,6 +367,21 @@ Decision Engine::OwnCheckPath(Access access, absl::string_view raw_path) const {
     }
     normalized = *std::move(n);
     path = normalized;
+  }
+  if (access == Access::kReadWrite) {
+    Decision write = OwnCheckPath(Access::kWrite, path);
+    if (write.verdict != Verdict::kAsk) return write;
+    // Asking about the write would admit reading too, which the policy may
+    // refuse, and a read is never asked about.
+    if (Decision read = OwnCheckPath(Access::kRead, path); !read.allowed()) {
+      return Decision{
+          Verdict::kDeny, read.rule,
+          absl::StrCat("read and write of ", path,
+                       " refused: no rule admits reading it, and reads are "
+                       "never asked about; add \"",
+                       path, "\" to filesystem.write to allow it")};
+    }
+    return write;
   }
   const absl::string_view what = AccessName(access);
   if (const PathRule* rule = c_->deny.First(path)) {

@@ -43,16 +43,28 @@
 
 namespace klaunch {
 
-enum class Access { kRead, kWrite, kExec, kStat };
+// kReadWrite is an open that reads and writes the file (O_RDWR): admitted
+// only where both are. A write admitted by a writable root is a read
+// admitted too; a write the user may be asked about is asked only when the
+// policy admits the read, since reads are never asked.
+enum class Access { kRead, kWrite, kExec, kStat, kReadWrite };
 enum class Verdict { kAllow, kDeny, kAsk };
 
+// "read", "write", "exec", "stat"; kReadWrite is named "write", the key
+// that admits it.
 absl::string_view AccessName(Access access);
+// kWrite or kReadWrite.
+inline bool Writes(Access access) {
+  return access == Access::kWrite || access == Access::kReadWrite;
+}
 
-// What an open with these flags asks for: kStat for O_PATH, kWrite for any
-// write, create, truncate or O_TMPFILE, kRead otherwise.
+// What an open with these flags asks for: kStat for O_PATH; for an open
+// that can change the file (a write, create, truncate or O_TMPFILE),
+// kReadWrite when it also returns a descriptor to read (O_RDWR, or
+// O_RDONLY with O_CREAT or O_TRUNC), kWrite otherwise; kRead for the rest.
 Access OpenAccess(int flags);
-// What access(2) with this mode asks for: the strongest of W_OK, R_OK, X_OK;
-// kStat for F_OK.
+// What access(2) with this mode asks for: kReadWrite for R_OK and W_OK,
+// else the strongest of W_OK, R_OK, X_OK; kStat for F_OK.
 Access AccessModeAccess(int mode);
 absl::string_view VerdictName(Verdict verdict);
 

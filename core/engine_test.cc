@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <string>
 
@@ -180,6 +181,30 @@ TEST(PathRules, UnderAskedForWritesOnlyAWriteOutsideTheWriteRootsIsAsked) {
   // The default refuses.
   EXPECT_EQ(MustLoad(kBase).CheckPath(Access::kWrite, "/opt/x").verdict,
             Verdict::kDeny);
+}
+
+// An open for reading and writing: asking about the write would admit the
+// read too, and reads are settled by the policy.
+TEST(PathRules, UnderAskedForWritesAReadAndWriteIsAskedOnlyWhereReadingIs) {
+  Engine e = MustLoad(std::string(kBase) + "unlisted_writes = \"ask\"\n");
+  Decision outside = e.CheckPath(Access::kReadWrite, "/opt/x");
+  EXPECT_EQ(outside.verdict, Verdict::kDeny);
+  EXPECT_EQ(outside.rule, "filesystem.unlisted");
+  EXPECT_THAT(outside.message,
+              HasSubstr("read and write of /opt/x refused: no rule admits "
+                        "reading it, and reads are never asked about; add "
+                        "\"/opt/x\" to filesystem.write"));
+  EXPECT_EQ(e.CheckPath(Access::kReadWrite, "/usr/lib/x").verdict,
+            Verdict::kAsk);
+  EXPECT_TRUE(e.CheckPath(Access::kReadWrite, "/scratch/x").allowed());
+  EXPECT_TRUE(
+      e.CheckPath(Access::kReadWrite, "/nonexistent-ws/proj/x").allowed());
+  EXPECT_EQ(e.CheckPath(Access::kReadWrite, "/usr/secret/k").verdict,
+            Verdict::kDeny);
+  // Without asking it is the write's refusal, as before.
+  Decision d = MustLoad(kBase).CheckPath(Access::kReadWrite, "/opt/x");
+  EXPECT_EQ(d.verdict, Verdict::kDeny);
+  EXPECT_THAT(d.message, HasSubstr("to filesystem.write"));
 }
 
 TEST(PathRules, AReadOnlyWorkspaceIsAskedForUnderAskedForWrites) {
@@ -513,14 +538,20 @@ TEST(CommandRules, TheTargetOfALinkMustAdmitExec) {
   EXPECT_EQ(d.rule, "filesystem.unlisted");
 }
 
-TEST(OpenAccess, AnOpenIsAWriteWhenItCanChangeTheFile) {
+TEST(OpenAccess, AnOpenIsAWriteWhenItCanChangeTheFileAndAReadToo) {
   EXPECT_EQ(OpenAccess(O_RDONLY), Access::kRead);
-  EXPECT_EQ(OpenAccess(O_RDONLY | O_TRUNC), Access::kWrite);
-  EXPECT_EQ(OpenAccess(O_RDONLY | O_CREAT), Access::kWrite);
+  EXPECT_EQ(OpenAccess(O_RDONLY | O_TRUNC), Access::kReadWrite);
+  EXPECT_EQ(OpenAccess(O_RDONLY | O_CREAT), Access::kReadWrite);
   EXPECT_EQ(OpenAccess(O_WRONLY), Access::kWrite);
-  EXPECT_EQ(OpenAccess(O_RDWR), Access::kWrite);
+  EXPECT_EQ(OpenAccess(O_WRONLY | O_CREAT | O_TRUNC), Access::kWrite);
+  EXPECT_EQ(OpenAccess(O_RDWR), Access::kReadWrite);
+  EXPECT_EQ(OpenAccess(O_RDWR | O_CREAT), Access::kReadWrite);
   EXPECT_EQ(OpenAccess(O_TMPFILE | O_WRONLY), Access::kWrite);
+  EXPECT_EQ(OpenAccess(O_TMPFILE | O_RDWR), Access::kReadWrite);
   EXPECT_EQ(OpenAccess(O_PATH), Access::kStat);
+  EXPECT_EQ(AccessModeAccess(R_OK | W_OK), Access::kReadWrite);
+  EXPECT_EQ(AccessModeAccess(W_OK), Access::kWrite);
+  EXPECT_EQ(AccessModeAccess(R_OK | X_OK), Access::kRead);
 }
 
 }  // namespace

@@ -45,9 +45,9 @@ int ResolveRestricted(Call& c, const OpenCall& o, Resolved* r) {
   return 0;
 }
 
-Answer Create(Call& c, const OpenCall& o, Resolved& r) {
+Answer Create(Call& c, const OpenCall& o, Access access, Resolved& r) {
   if (r.trailing_slash) return Answer::Error(EISDIR);
-  if (!c.JudgePath(o.op, Access::kWrite, r.NamePath())) {
+  if (!c.JudgePath(o.op, access, r.NamePath())) {
     return Answer::Error(EACCES);
   }
   // O_NOFOLLOW: a symlink put there since the check is not followed.
@@ -75,7 +75,8 @@ Answer SuperviseOpen(Call& c) {
                                      : Resolve(c.target(), o.dirfd, o.path,
                                                follow, &r);
   if (!c.Live()) return Answer::Error(ENOENT);
-  if (rc == -ENOENT && create && r.parent.valid()) return Create(c, o, r);
+  if (rc == -ENOENT && create && r.parent.valid())
+    return Create(c, o, access, r);
   if (rc < 0) {
     if (!c.JudgeMissing(o.op, access, o.dirfd, o.path)) {
       return Answer::Error(EACCES);

@@ -47,15 +47,16 @@ int TakeLowest(long fd, int* pinned, int flags) {
   return lowest;
 }
 
-int OpenForWrite(const char* op, int dirfd, const char* path, int flags,
-                 mode_t mode, const Scope& scope, int depth) {
+// `access`: kWrite, or kReadWrite for an open that also reads.
+int OpenForWrite(const char* op, Access access, int dirfd, const char* path,
+                 int flags, mode_t mode, const Scope& scope, int depth) {
   const bool excl = (flags & O_CREAT) && (flags & O_EXCL);
   const bool nofollow = excl || (flags & O_NOFOLLOW);
   {
     PinnedObject obj;
     int r = PinObject(dirfd, path, !nofollow, &obj);
     if (r == 0) {
-      if (!AllowObject(op, Access::kWrite, obj.path, dirfd, path)) return -1;
+      if (!AllowObject(op, access, obj.path, dirfd, path)) return -1;
       if (excl) return Fail(-EEXIST);
       if (flags & O_NOFOLLOW) {
         struct stat st;
@@ -70,7 +71,7 @@ int OpenForWrite(const char* op, int dirfd, const char* path, int flags,
           &obj.fd, flags);
     }
     if (r != -ENOENT || !(flags & O_CREAT)) {
-      if (!AllowMissing(op, Access::kWrite, dirfd, path)) return -1;
+      if (!AllowMissing(op, access, dirfd, path)) return -1;
       return Fail(r);
     }
   }
@@ -78,7 +79,7 @@ int OpenForWrite(const char* op, int dirfd, const char* path, int flags,
   PinnedParent parent;
   int r = PinParent(dirfd, path, &parent);
   if (r < 0) {
-    if (!AllowMissing(op, Access::kWrite, dirfd, path)) return -1;
+    if (!AllowMissing(op, access, dirfd, path)) return -1;
     return Fail(r);
   }
   struct stat st;
@@ -92,9 +93,10 @@ int OpenForWrite(const char* op, int dirfd, const char* path, int flags,
     long n = sys_readlinkat(parent.fd, parent.last, target, sizeof(target) - 1);
     if (n < 0) return Fail(n);
     target[n] = '\0';
-    return OpenForWrite(op, parent.fd, target, flags, mode, scope, depth + 1);
+    return OpenForWrite(op, access, parent.fd, target, flags, mode, scope,
+                        depth + 1);
   }
-  if (!AllowPath(op, Access::kWrite, parent.path)) return -1;
+  if (!AllowPath(op, access, parent.path)) return -1;
   scope.RestoreErrno();
   // O_NOFOLLOW: a symlink raced in after the judgement fails, not followed.
   return TakeLowest(sys_openat(parent.fd, parent.last, flags | O_NOFOLLOW, mode),
@@ -146,8 +148,7 @@ FILE* Freopen(const char* op, const char* path, const char* mode,
       Scope scope;
       char real[kPathMax];
       const long n = FdPath(fd, real, sizeof(real));
-      const Access access = (flags & O_ACCMODE) == O_RDONLY ? Access::kRead
-                                                            : Access::kWrite;
+      const Access access = OpenAccess(flags);
       if (n > 0 && !AllowPath(op, access, real)) return nullptr;
       scope.RestoreErrno();
     }
@@ -215,7 +216,7 @@ int OpenAt(const char* op, int dirfd, const char* path, int flags,
     return static_cast<int>(Ret(sys_openat(dirfd, path, flags, mode)));
   }
   const Access access = OpenAccess(flags);
-  if (access != Access::kWrite) {
+  if (!Writes(access)) {
     long fd = sys_openat(dirfd, path, flags, mode);
     if (fd == -EACCES) {
       // Landlock (or the file's mode) refused before the shim could judge:
@@ -266,12 +267,12 @@ int OpenAt(const char* op, int dirfd, const char* path, int flags,
       if (!AllowMissing(op, access, dirfd, path)) return -1;
       return Fail(r);
     }
-    if (!AllowPath(op, Access::kWrite, dir.path)) return -1;
+    if (!AllowPath(op, access, dir.path)) return -1;
     scope.RestoreErrno();
     return TakeLowest(sys_openat(AT_FDCWD, dir.proc, flags, mode), &dir.fd,
                       flags);
   }
-  return OpenForWrite(op, dirfd, path, flags, mode, scope, 0);
+  return OpenForWrite(op, access, dirfd, path, flags, mode, scope, 0);
 }
 
 }  // namespace klaunch::shim

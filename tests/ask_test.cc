@@ -324,6 +324,34 @@ TEST_F(AskedWrites, InputPushedBeforeTheQuestionDoesNotAnswerIt) {
   EXPECT_FALSE(Exists(pushed));
 }
 
+// An open for reading and writing of a file the policy never lets the
+// program read: a yes would admit the read as well (and where Landlock
+// still refuses the read, the open failed after the yes, having created
+// the file). It is refused unasked; an open for writing only is asked.
+TEST_F(AskedWrites, AReadWriteOpenOutsideTheReadRootsIsRefusedUnasked) {
+  RunProcess({"/bin/mkdir", "-p", dir_.Path("outside")});
+  const std::string by_static = dir_.Path("outside/static");
+  const std::string by_shim = dir_.Path("outside/shim");
+  const std::string write_only = dir_.Path("outside/write-only");
+  PtyRun r = Run(
+      {"/bin/sh", "-c",
+       Static() + " rdwr:" + by_static + "; " + Dynamic() + " rdwr:" + by_shim +
+           " create:" + write_only + "; echo finished"},
+      {"y", "y", "y"});
+  EXPECT_THAT(r.screen, HasSubstr("finished"));
+  for (const std::string& path : {by_static, by_shim}) {
+    EXPECT_THAT(r.screen, HasSubstr("rdwr " + path + ": error Permission"));
+    EXPECT_THAT(r.screen, Not(HasSubstr("wants to write " + path)));
+    EXPECT_FALSE(Exists(path)) << r.screen;
+  }
+  EXPECT_THAT(r.screen, HasSubstr("wants to write " + write_only));
+  EXPECT_TRUE(Exists(write_only)) << r.screen;
+  const std::string log = ReadFile(Log());
+  EXPECT_THAT(log, HasSubstr("reads are never asked about"));
+  EXPECT_THAT(log, HasSubstr("\"layer\":\"seccomp\""));
+  EXPECT_THAT(log, HasSubstr("\"layer\":\"shim\""));
+}
+
 TEST_F(AskedWrites, WithoutATerminalAWriteIsRefusedAndSaysWhy) {
   const std::string none = Ws("none");
   ProcessOptions o;

@@ -14,6 +14,7 @@
  *     signal:parent  kill(getppid(), 0)
  *     clone3cg:DIR:PATH  clone3 with CLONE_INTO_CGROUP into DIR; the child
  *       creates PATH by a direct system call
+ *     rdwr:PATH  (open O_RDWR | O_CREAT)
  *     tiocsti:TEXT  tiocsti64:TEXT  (push TEXT and a newline into the
  *       terminal's input with TIOCSTI, the request word plain or with bits
  *       above the 32 the kernel reads)
@@ -170,6 +171,11 @@ static int do_one(const char* op, char* arg) {
     const int flags = !strcmp(op, "append") ? O_WRONLY | O_APPEND
                                              : O_WRONLY | O_CREAT | O_TRUNC;
     fd = open(arg, flags | O_CLOEXEC, 0644);
+    if (fd >= 0) close(fd);
+    return fd < 0 ? -1 : 0;
+  }
+  if (!strcmp(op, "rdwr")) {
+    fd = open(arg, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd >= 0) close(fd);
     return fd < 0 ? -1 : 0;
   }

@@ -20,17 +20,24 @@ absl::Status Malformed(absl::string_view why) {
 }  // namespace
 
 bool AskOrExplain(const AskQuestion& question, Asker* asker, Decision* d) {
-  const char* why;
+  const char* why = "";
   if (HoldsNewline(question)) {
     why = " (not asked: the name holds a newline)";
   } else if (AskRequestSize(question) > kAskRequestMax) {
     why = " (not asked: the question is too long)";
   } else if (asker == nullptr) {
     why = " (asking needs a terminal)";
-  } else if (asker->Put(question)) {
-    return true;
   } else {
-    why = " (refused at the terminal)";
+    switch (asker->Put(question)) {
+      case AskAnswer::kYes:
+        return true;
+      case AskAnswer::kNo:
+        why = " (refused at the terminal)";
+        break;
+      case AskAnswer::kRefused:
+        why = " (not asked: klaunch refused the request)";
+        break;
+    }
   }
   d->message += why;
   return false;

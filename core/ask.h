@@ -15,9 +15,10 @@
 //   write: "kind=write\nop=OP\nexe=PATH\nfile=PATH\nchain=0,2\n"
 //
 // `chain` is the program sections in force (ChainText, core/programs.h;
-// empty outside every section). The answer is one byte, 'y' or 'n'. The
-// server reads a request with ParseAskRequest and answers 'n', asking
-// nothing, for one that is not exactly this shape.
+// empty outside every section). The answer is one byte: 'y' or 'n' from
+// the person, or 'r' when the server refused the request without asking:
+// one ParseAskRequest does not read as exactly this shape, or one that is
+// not the asking process's own (docs: launcher/ask_server.h).
 //
 // What the terminal shows of a name a program chose goes through
 // ShownAtTerminal, so that no name can make the question read as another.
@@ -49,10 +50,16 @@ struct AskQuestion {
   absl::string_view chain;    // the program sections in force ("0,2")
 };
 
-// Puts a question to the user; true for yes.
+enum class AskAnswer {
+  kYes,
+  kNo,
+  kRefused,  // not put to the user: klaunch refused the request
+};
+
+// Puts a question to the user.
 class Asker {
  public:
-  virtual bool Put(const AskQuestion& question) = 0;
+  virtual AskAnswer Put(const AskQuestion& question) = 0;
 
  protected:
   ~Asker() = default;
@@ -64,7 +71,8 @@ class Asker {
 // saying why the call is refused: " (refused at the terminal)", " (asking
 // needs a terminal)", " (not asked: the name holds a newline)" (a newline
 // in any field could forge a line of the request), " (not asked: the
-// question is too long)". Allocates only to append to the message.
+// question is too long)", " (not asked: klaunch refused the request)".
+// Allocates only to append to the message.
 bool AskOrExplain(const AskQuestion& question, Asker* asker, Decision* d);
 
 // The request's pieces, in order, for one sendmsg with an iovec each:

@@ -113,9 +113,9 @@ TEST(AskRequest, ARequestThatIsNotExactlyOneQuestionIsRefused) {
 class Answering final : public Asker {
  public:
   explicit Answering(bool yes) : yes_(yes) {}
-  bool Put(const AskQuestion&) override {
+  AskAnswer Put(const AskQuestion&) override {
     ++asked;
-    return yes_;
+    return yes_ ? AskAnswer::kYes : AskAnswer::kNo;
   }
   int asked = 0;
 

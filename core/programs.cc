@@ -102,7 +102,14 @@ Policy SectionPolicy(const Policy& policy, const ProgramSection& s) {
   if (s.workspace_writable) {
     p.filesystem.workspace_writable = *s.workspace_writable;
   }
-  if (s.unlisted_writes) p.filesystem.unlisted_writes = *s.unlisted_writes;
+  // A section that names its own write roots refuses the writes they do
+  // not admit unless it says it asks, as one that lists commands refuses
+  // the unlisted ones: the user's yes to the agent is no yes to the tool.
+  if (s.unlisted_writes) {
+    p.filesystem.unlisted_writes = *s.unlisted_writes;
+  } else if (s.write) {
+    p.filesystem.unlisted_writes = Unlisted::kDeny;
+  }
   const bool lists = s.allow_prefixes || s.allow || s.allow_patterns;
   if (lists) {
     p.commands.allow_prefixes = s.allow_prefixes.value_or(std::vector<Entry>{});

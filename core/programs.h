@@ -28,7 +28,9 @@ class Engine;
 // The policy a section's second judgement uses: `policy` with the keys the
 // section names replaced (its deny lists added to the policy's). Naming any
 // one command allow list replaces all three, and a section that lists
-// commands refuses the unlisted ones unless it says otherwise.
+// commands refuses the unlisted ones unless it says otherwise; likewise a
+// section that names its own `filesystem.write` refuses unlisted writes
+// unless it says `unlisted_writes = "ask"` itself.
 Policy SectionPolicy(const Policy& policy, const ProgramSection& section);
 
 // Fails, naming the section's key and place, when `section` would admit

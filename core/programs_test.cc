@@ -160,6 +160,47 @@ TEST(ProgramSections, WideningCommandsTheWorkspaceOrSocketsIsALoadError) {
               HasSubstr("literal"));
 }
 
+// As a section that lists commands refuses the unlisted ones, a section
+// that names its write roots refuses the writes they do not admit, unless
+// it says it asks: the user's yes to the agent is no yes to the tool.
+TEST(ProgramSections, ASectionThatNamesItsWritesAsksOnlyWhenItSaysSo) {
+  const std::string ask = R"(
+extends = "workspace-write"
+[filesystem]
+unlisted_writes = "ask"
+[programs."curl"]
+filesystem.write = []
+[programs."pip"]
+filesystem.write = ["/tmp/venv"]
+filesystem.unlisted_writes = "ask"
+[programs."git"]
+network.allow = []
+)";
+  Engine top = MustLoad(ask);
+  const Policy& p = top.policy();
+  EXPECT_EQ(SectionPolicy(p, p.programs[0]).filesystem.unlisted_writes,
+            Unlisted::kDeny);  // curl
+  EXPECT_EQ(SectionPolicy(p, p.programs[2]).filesystem.unlisted_writes,
+            Unlisted::kAsk);  // pip
+  EXPECT_EQ(SectionPolicy(p, p.programs[1]).filesystem.unlisted_writes,
+            Unlisted::kAsk);  // git names no writes: the policy's
+  EXPECT_EQ(top.CheckPath(Access::kWrite, "/opt/x").verdict, Verdict::kAsk);
+  Decision curl = Under(top, {0}).CheckPath(Access::kWrite, "/opt/x");
+  EXPECT_EQ(curl.verdict, Verdict::kDeny);
+  EXPECT_EQ(curl.rule, "programs.\"curl\"");
+  EXPECT_EQ(Under(top, {2}).CheckPath(Access::kWrite, "/opt/x").verdict,
+            Verdict::kAsk);
+  EXPECT_EQ(Under(top, {1}).CheckPath(Access::kWrite, "/opt/x").verdict,
+            Verdict::kAsk);
+  // The effective form (what the shim loads) says the same.
+  absl::StatusOr<Policy> again =
+      LoadPolicyText(EffectiveToml(p), "effective.toml", Ctx());
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(
+      SectionPolicy(*again, again->programs[0]).filesystem.unlisted_writes,
+      Unlisted::kDeny);
+}
+
 TEST(ProgramSections, AnExecEntersTheSectionsItsNamesMatchOnce) {
   Engine top = MustLoad(R"(
 [programs."python3"]

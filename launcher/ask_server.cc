@@ -12,7 +12,10 @@
 #include <cstring>
 
 #include "absl/status/status.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "launcher/chain_cgroups.h"
 
 namespace klaunch {
 
@@ -96,13 +99,43 @@ std::string AskServer::Who(pid_t pid, const AskQuestion& q) const {
   const ssize_t n =
       readlink(absl::StrCat("/proc/", pid, "/exe").c_str(), exe, sizeof(exe));
   const absl::string_view name = n > 0 ? absl::string_view(exe, n) : q.exe;
-  return absl::StrCat("pid ", pid, " (", ShownAtTerminal(name), ")");
+  std::string who = absl::StrCat("pid ", pid, " (", ShownAtTerminal(name), ")");
+  // The innermost section in force: a yes holds under this chain only.
+  const size_t comma = q.chain.rfind(',');
+  int innermost;
+  if (!q.chain.empty() &&
+      absl::SimpleAtoi(
+          q.chain.substr(comma == absl::string_view::npos ? 0 : comma + 1),
+          &innermost) &&
+      innermost >= 0 &&
+      static_cast<size_t>(innermost) < options_.programs.size()) {
+    absl::StrAppend(&who, " in programs.\"",
+                    ShownAtTerminal(options_.programs[innermost]), "\"");
+  }
+  return who;
+}
+
+bool AskServer::ChainIsTheCallers(pid_t pid, absl::string_view chain) const {
+  std::vector<int> sections;
+  if (!chain.empty()) {
+    for (absl::string_view part : absl::StrSplit(chain, ',')) {
+      int i;
+      if (!absl::SimpleAtoi(part, &i) || i < 0 ||
+          static_cast<size_t>(i) >= options_.programs.size()) {
+        return false;
+      }
+      sections.push_back(i);
+    }
+  }
+  if (options_.chains == nullptr) return true;
+  const std::optional<std::vector<int>> its = options_.chains->ChainOf(pid);
+  return its && *its == sections;
 }
 
 bool AskServer::Ask(pid_t pid, const AskQuestion& q) {
   std::lock_guard<std::mutex> lock(mu_);
-  const std::string file(q.file);
-  if (q.write && writable_.count(file) != 0) return true;
+  const std::pair<std::string, std::string> key(q.chain, q.file);
+  if (q.write && writable_.count(key) != 0) return true;
   const std::string who = Who(pid, q);
   const std::optional<std::string> answer = ReadAnswer(
       q.write
@@ -117,7 +150,7 @@ bool AskServer::Ask(pid_t pid, const AskQuestion& q) {
   if (!answer) return false;  // no answer is no
   const bool yes = *answer == "y" || *answer == "Y" || *answer == "yes" ||
                    (!q.write && answer->empty());
-  if (yes && q.write) writable_.insert(file);
+  if (yes && q.write) writable_.insert(key);
   return yes;
 }
 
@@ -151,15 +184,16 @@ void AskServer::Answer(int conn) {
   do {
     n = recvmsg(conn, &msg, 0);
   } while (n < 0 && errno == EINTR);
-  bool yes = false;
+  char reply = 'r';
   // A truncated request is answered without asking: what is left of it
   // could read as a question the process never put.
   if (known && n > 0 && !(msg.msg_flags & MSG_TRUNC) &&
       static_cast<size_t>(n) <= kAskRequestMax) {
     const absl::StatusOr<AskQuestion> q =
         ParseAskRequest(absl::string_view(buf, n));
-    if (q.ok()) {
-      yes = Ask(peer.pid, *q);
+    if (q.ok() && ChainIsTheCallers(peer.pid, q->chain)) {
+      const bool yes = Ask(peer.pid, *q);
+      reply = yes ? 'y' : 'n';
       if (yes && !q->write) {
         std::lock_guard<std::mutex> lock(approvals_mu_);
         approvals_.push_back(
@@ -167,7 +201,6 @@ void AskServer::Answer(int conn) {
       }
     }
   }
-  const char reply = yes ? 'y' : 'n';
   send(conn, &reply, 1, MSG_NOSIGNAL);
 }
 

@@ -14,13 +14,17 @@
 // The asking process is the one at the other end of the connection
 // (SO_PEERCRED), and its executable is read from /proc/PID/exe, not taken
 // from the request. A request that is truncated or not exactly one question
-// (ParseAskRequest) is answered 'n' without asking. Input typed or pushed
-// before a prompt is discarded, so only what comes after the question
-// answers it.
+// (ParseAskRequest), or whose chain of program sections is not the
+// process's own (its cgroup's, where klaunch keeps one per chain), is
+// refused without asking (answered 'r'). Input typed or pushed before a prompt
+// is discarded, so only what comes after the question answers it.
 //
-// A write's yes admits that path, for every process, for the rest of the
-// run; only "y" or "yes" is yes there (an empty answer is no), since a
-// write outside the write roots is the rarer and riskier question.
+// A write's yes admits that path for the rest of the run, to every process
+// under the same chain of program sections (the question names the
+// innermost): a yes given to the agent is not one given to a tool whose
+// section narrows it. Only "y" or "yes" is yes there (an empty answer is
+// no), since a write outside the write roots is the rarer and riskier
+// question.
 //
 // A yes to a command is also remembered for that process, once: when the
 // exec it allowed is made by libc on the process's behalf (posix_spawn,
@@ -47,10 +51,19 @@
 
 namespace klaunch {
 
+class ChainCgroups;
+
 class AskServer {
  public:
   struct Options {
     std::string socket_path;
+    // The name of each program section, by index (policy.programs[i].name):
+    // a request's chain must name these, and the question names the
+    // innermost section of the chain.
+    std::vector<std::string> programs;
+    // When set, a request's chain must be the one the asking process's
+    // cgroup says it runs under.
+    ChainCgroups* chains = nullptr;
     // A terminal already open to ask on (the server takes it); -1 opens
     // /dev/tty.
     int tty = -1;
@@ -62,8 +75,9 @@ class AskServer {
   ~AskServer();
 
   // Puts `question`, asked by process `pid` (0: klaunch itself, about
-  // CMD), to the terminal, unless the user already admitted that write;
-  // true for yes. Thread-safe.
+  // CMD), to the terminal, unless the user already admitted that write
+  // under that chain; true for yes. `question.chain` must name sections of
+  // the policy. Thread-safe.
   bool Ask(pid_t pid, const AskQuestion& question);
 
   // True, once, when the user allowed `command` (of `file`) for process
@@ -76,7 +90,10 @@ class AskServer {
   void Serve();
   // One connection: its request, put when it is well formed; the answer.
   void Answer(int conn);
-  // "pid 812 (/usr/bin/dash)", as the terminal shows it.
+  // True when `chain` names sections of the policy and, where klaunch
+  // keeps a cgroup per chain, is the one process `pid` runs under.
+  bool ChainIsTheCallers(pid_t pid, absl::string_view chain) const;
+  // "pid 812 (/usr/bin/curl) in programs."curl"", as the terminal shows it.
   std::string Who(pid_t pid, const AskQuestion& q) const;
   // Discards what was typed or pushed so far, writes `prompt` and reads one
   // line; nothing at the end of input. The caller holds mu_.
@@ -91,7 +108,8 @@ class AskServer {
   };
   std::mutex approvals_mu_;
   std::vector<Approval> approvals_;
-  std::set<std::string> writable_;  // guarded by mu_
+  // Writes admitted at the terminal: (chain, path). Guarded by mu_.
+  std::set<std::pair<std::string, std::string>> writable_;
   std::thread thread_;
 };
 

@@ -36,6 +36,7 @@ class AskServerTest : public ::testing::Test {
     ASSERT_EQ(openpty(&master_, &slave, nullptr, nullptr, nullptr), 0);
     AskServer::Options o;
     o.socket_path = dir_ + "/ask.sock";
+    o.programs = {"curl"};
     o.tty = slave;
     absl::StatusOr<std::unique_ptr<AskServer>> s =
         AskServer::Start(std::move(o));
@@ -50,7 +51,7 @@ class AskServerTest : public ::testing::Test {
   }
 
   struct Exchange {
-    char reply = 0;      // what the server answered; 0 for nothing
+    char reply = 0;      // 'y', 'n', 'r' (refused unasked); 0 for nothing
     std::string screen;  // what the terminal showed
     bool asked = false;  // a prompt appeared (and was answered)
     pid_t sender = 0;
@@ -147,6 +148,22 @@ TEST_F(AskServerTest, AYesAdmitsThePathWithoutAskingAgain) {
   EXPECT_EQ(again.reply, 'y');
 }
 
+TEST_F(AskServerTest, AYesHoldsForTheChainOfSectionsItWasGivenUnder) {
+  Exchange agent = Send(kWrite, "y");
+  EXPECT_EQ(agent.reply, 'y');
+  const std::string in_curl =
+      "kind=write\nop=open\nexe=/x\nfile=/home/me/out\nchain=0\n";
+  Exchange curl = Send(in_curl, "n");
+  EXPECT_TRUE(curl.asked);
+  EXPECT_THAT(curl.screen, HasSubstr(") in programs.\"curl\" wants to write"));
+  EXPECT_EQ(curl.reply, 'n');
+  // A chain naming a section the policy lacks is no question.
+  Exchange unknown =
+      Send("kind=write\nop=open\nexe=/x\nfile=/home/me/out\nchain=1\n", "y");
+  EXPECT_FALSE(unknown.asked);
+  EXPECT_EQ(unknown.reply, 'r');
+}
+
 TEST_F(AskServerTest, AForgedOrMalformedRequestIsRefusedWithoutAsking) {
   const std::string write = kWrite;
   const std::vector<std::string> requests = {
@@ -159,7 +176,7 @@ TEST_F(AskServerTest, AForgedOrMalformedRequestIsRefusedWithoutAsking) {
   for (const std::string& request : requests) {
     Exchange e = Send(request, "y");
     EXPECT_FALSE(e.asked) << request << "\n" << e.screen;
-    EXPECT_EQ(e.reply, 'n') << request;
+    EXPECT_EQ(e.reply, 'r') << request;
   }
 }
 
@@ -177,7 +194,7 @@ TEST_F(AskServerTest, ARequestLongerThanTheLimitIsRefusedWithoutAsking) {
   request += "file=/etc/hidden\n";
   Exchange longer = Send(request, "y");
   EXPECT_FALSE(longer.asked) << longer.screen.substr(0, 200);
-  EXPECT_EQ(longer.reply, 'n');
+  EXPECT_EQ(longer.reply, 'r');
 }
 
 TEST_F(AskServerTest, WhatWasTypedBeforeTheQuestionDoesNotAnswerIt) {

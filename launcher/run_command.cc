@@ -245,7 +245,9 @@ bool AllowProgram(const Engine& engine, const std::string& program,
     class LauncherAsker final : public Asker {
      public:
       explicit LauncherAsker(AskServer* server) : server_(server) {}
-      bool Put(const AskQuestion& q) override { return server_->Ask(0, q); }
+      AskAnswer Put(const AskQuestion& q) override {
+        return server_->Ask(0, q) ? AskAnswer::kYes : AskAnswer::kNo;
+      }
 
      private:
       AskServer* server_;
@@ -579,6 +581,10 @@ int RunProgram(const RunOptions& o) {
   if (PolicyMayAsk(*policy) && !engine->audit()) {
     AskServer::Options ask;
     ask.socket_path = *run_dir + "/ask.sock";
+    for (const ProgramSection& section : policy->programs) {
+      ask.programs.push_back(section.name);
+    }
+    ask.chains = chains.get();
     absl::StatusOr<std::unique_ptr<AskServer>> s =
         AskServer::Start(std::move(ask));
     if (s.ok()) {

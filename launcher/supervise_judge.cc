@@ -53,12 +53,13 @@ class ServerAsker final : public Asker {
  public:
   ServerAsker(AskServer* server, Target& target)
       : server_(server), target_(target) {}
-  bool Put(const AskQuestion& q) override {
+  AskAnswer Put(const AskQuestion& q) override {
     const std::string file(q.file), command(q.command);
-    return (!q.write &&
-            (server_->TakeApproval(target_.tgid(), file, command) ||
-             server_->TakeApproval(target_.ppid(), file, command))) ||
-           server_->Ask(target_.tgid(), q);
+    const bool yes =
+        (!q.write && (server_->TakeApproval(target_.tgid(), file, command) ||
+                      server_->TakeApproval(target_.ppid(), file, command))) ||
+        server_->Ask(target_.tgid(), q);
+    return yes ? AskAnswer::kYes : AskAnswer::kNo;
   }
 
  private:

@@ -68,7 +68,7 @@ class SocketAsker final : public Asker {
  public:
   explicit SocketAsker(const char* socket_path) : socket_path_(socket_path) {}
 
-  bool Put(const AskQuestion& q) override {
+  AskAnswer Put(const AskQuestion& q) override {
     absl::string_view pieces[kAskRequestPieces];
     const int n = AskRequestPieces(q, pieces);
     iovec iov[kAskRequestPieces];
@@ -80,11 +80,11 @@ class SocketAsker final : public Asker {
     msg.msg_iov = iov;
     msg.msg_iovlen = n;
     long fd = sys(SYS_socket, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-    if (fd < 0) return false;
+    if (fd < 0) return AskAnswer::kNo;
     sockaddr_un addr{};
     addr.sun_family = AF_UNIX;
     std::snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", socket_path_);
-    bool yes = false;
+    AskAnswer result = AskAnswer::kNo;
     if (sys(SYS_connect, fd, &addr, sizeof(addr)) == 0 &&
         sys(SYS_sendmsg, fd, &msg, MSG_NOSIGNAL) > 0) {
       char answer = 'n';
@@ -92,10 +92,11 @@ class SocketAsker final : public Asker {
       do {
         r = sys_call6(SYS_recvfrom, fd, (long)&answer, 1, 0, 0, 0);
       } while (r == -EINTR);
-      yes = r == 1 && answer == 'y';
+      if (r == 1 && answer == 'y') result = AskAnswer::kYes;
+      if (r == 1 && answer == 'r') result = AskAnswer::kRefused;
     }
     sys_close(fd);
-    return yes;
+    return result;
   }
 
  private:

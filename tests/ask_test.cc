@@ -352,6 +352,91 @@ TEST_F(AskedWrites, AReadWriteOpenOutsideTheReadRootsIsRefusedUnasked) {
   EXPECT_THAT(log, HasSubstr("\"layer\":\"shim\""));
 }
 
+// A yes holds for the chain of program sections it was given under: the
+// agent's yes is not one for a tool whose section narrows it, asked by the
+// shim (tee) or by the supervisor (a static program).
+TEST_F(AskedWrites, AYesGivenToTheAgentIsNoYesInsideASection) {
+  RunProcess({"/bin/cp", Static(), Ws("bin/sectioned")});
+  policy_ = dir_.Write(
+      "sections.toml",
+      "extends = \"read-only\"\n[filesystem]\nunlisted_writes = \"ask\"\n"
+      "[programs.\"tee\"]\nfilesystem.write = []\n"
+      "filesystem.unlisted_writes = \"ask\"\n"
+      "[programs.\"sectioned\"]\nfilesystem.write = []\n"
+      "filesystem.unlisted_writes = \"ask\"\n");
+  const std::string out = Ws("out");
+  PtyRun r = Run({"/bin/sh", "-c",
+                  "echo one > " + out + "; echo two | tee -a " + out + "; " +
+                      Ws("bin/sectioned") + " append:" + out +
+                      "; echo three >> " + out + "; echo finished"},
+                 {"y", "n", "n"});
+  EXPECT_THAT(r.screen, HasSubstr("finished"));
+  EXPECT_EQ(Count(r.screen, kPrompt), 3u) << r.screen;
+  EXPECT_THAT(r.screen, HasSubstr("in programs.\"tee\" wants to write " + out));
+  EXPECT_THAT(r.screen,
+              HasSubstr("in programs.\"sectioned\" wants to write " + out));
+  EXPECT_THAT(r.screen, HasSubstr("append " + out + ": error"));
+  EXPECT_EQ(ReadFile(out), "one\nthree\n");  // the agent's, unasked again
+}
+
+// A section that names its own write roots refuses the writes they do not
+// admit without asking, unless it says it asks itself.
+TEST_F(AskedWrites, ASectionThatNamesItsWritesRefusesUnlistedOnesUnasked) {
+  RunProcess({"/bin/cp", Static(), Ws("bin/quiet")});
+  policy_ = dir_.Write(
+      "sections.toml",
+      "extends = \"read-only\"\n[filesystem]\nunlisted_writes = \"ask\"\n"
+      "[programs.\"tee\"]\nfilesystem.write = []\n"
+      "[programs.\"quiet\"]\nfilesystem.write = []\n");
+  const std::string out = Ws("out");
+  PtyRun r = Run({"/bin/sh", "-c",
+                  "echo one > " + out + "; echo two | tee -a " + out + "; " +
+                      Ws("bin/quiet") + " append:" + out +
+                      " create:" + Ws("other") + "; echo finished"},
+                 {"y", "y", "y", "y"});
+  EXPECT_THAT(r.screen, HasSubstr("finished"));
+  EXPECT_EQ(Count(r.screen, kPrompt), 1u) << r.screen;  // the agent's
+  EXPECT_THAT(r.screen, HasSubstr("append " + out + ": error"));
+  EXPECT_EQ(ReadFile(out), "one\n");
+  EXPECT_FALSE(Exists(Ws("other")));
+  const std::string log = ReadFile(Log());
+  EXPECT_THAT(log, HasSubstr("\"rule\":\"programs.\\\"tee\\\"\""));
+  EXPECT_THAT(log, HasSubstr("\"rule\":\"programs.\\\"quiet\\\"\""));
+}
+
+// A process inside a section that tells the shim of the program it runs
+// that no section is in force (a static program can: no shim hands the
+// variable back) asks under the agent's chain. Were it asked, a yes would
+// admit the path to the agent too, which it never asked for.
+TEST_F(AskedWrites, AProcessCannotAskUnderAnotherChainThanItsOwn) {
+  ProcessResult b = RunProcess(
+      {"/usr/bin/gcc", "-O1", "-static", "-no-pie", "-o", Ws("bin/relabel"),
+       RequiredEnv("KLAUNCH_TEST_PROGRAMS") + "/relabel.c"});
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  policy_ = dir_.Write(
+      "sections.toml",
+      "extends = \"read-only\"\n[filesystem]\nunlisted_writes = \"ask\"\n"
+      "[programs.\"relabel\"]\nfilesystem.write = []\n"
+      "filesystem.unlisted_writes = \"ask\"\n");
+  const std::string out = Ws("out");
+  PtyRun r =
+      Run({"/bin/sh", "-c",
+           Ws("bin/relabel") + " /bin/sh -c 'echo relabelled > " + out +
+               "'; echo between; echo agent >> " + out + "; echo finished"},
+          {"y"});
+  EXPECT_THAT(r.screen, HasSubstr("finished"));
+  const std::string log = ReadFile(Log());
+  if (log.find("a cgroup per chain") == std::string::npos) {
+    GTEST_SKIP() << "klaunch keeps no cgroup per chain here";
+  }
+  // The relabelled shell's question is never put; the agent's own is,
+  // after it.
+  EXPECT_EQ(Count(r.screen, kPrompt), 1u) << r.screen;
+  EXPECT_LT(r.screen.find("between"), r.screen.find(kPrompt)) << r.screen;
+  EXPECT_THAT(log, HasSubstr("not asked: klaunch refused the request"));
+  EXPECT_EQ(ReadFile(out), "agent\n");
+}
+
 TEST_F(AskedWrites, WithoutATerminalAWriteIsRefusedAndSaysWhy) {
   const std::string none = Ws("none");
   ProcessOptions o;

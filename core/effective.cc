@@ -120,12 +120,16 @@ std::string EffectiveToml(const Policy& p) {
     absl::StrAppend(&out, head, ".env]\n");
     if (ps.env_keep) AppendList(&out, "keep", *ps.env_keep);
   }
+  if (!p.klaunch.read_only.empty()) {
+    absl::StrAppend(&out, "\n[klaunch]\n");
+    AppendList(&out, "read_only", p.klaunch.read_only);
+  }
   // How the paths resolved through symlinks when the policy was loaded, so
   // that loading this form again looks nothing up.
   absl::StrAppend(&out, "\n[resolved]\n");
   std::vector<const Entry*> paths = {&p.filesystem.workspace};
-  for (const auto* list :
-       {&p.filesystem.read, &p.filesystem.write, &p.filesystem.deny}) {
+  for (const auto* list : {&p.filesystem.read, &p.filesystem.write,
+                           &p.filesystem.deny, &p.klaunch.read_only}) {
     for (const Entry& e : *list) paths.push_back(&e);
   }
   for (const ProgramSection& ps : p.programs) {

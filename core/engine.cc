@@ -197,7 +197,7 @@ struct Engine::Compiled {
   // from SectionPolicy; empty in a section's own engine.
   std::vector<std::unique_ptr<const Engine>> sections;
   std::optional<PathRule> workspace;
-  PathList read, write, deny;
+  PathList read, write, deny, read_only;
   std::vector<klaunch::Compiled<CommandRule>> prefixes, globs, patterns,
       command_deny;
   std::vector<klaunch::Compiled<NetworkRule>> network;
@@ -227,10 +227,10 @@ absl::StatusOr<std::shared_ptr<Engine::Compiled>> Engine::Compile(
     }
     c->workspace = *std::move(workspace);
   }
-  for (auto [entries, out] :
-       {std::pair{&p.filesystem.read, &c->read},
-        std::pair{&p.filesystem.write, &c->write},
-        std::pair{&p.filesystem.deny, &c->deny}}) {
+  for (auto [entries, out] : {std::pair{&p.filesystem.read, &c->read},
+                              std::pair{&p.filesystem.write, &c->write},
+                              std::pair{&p.filesystem.deny, &c->deny},
+                              std::pair{&p.klaunch.read_only, &c->read_only}}) {
     if (absl::Status s = CompilePaths(*entries, out); !s.ok()) return s;
   }
   using K = CommandRule::Kind;
@@ -393,6 +393,16 @@ Decision Engine::OwnCheckPath(Access access, absl::string_view raw_path) const {
   }
   if (access == Access::kStat) return Allow(kStatRule);
   if (access == Access::kWrite) {
+    // klaunch's own binary and shim: refused like a deny entry, so never
+    // asked about, whatever root would admit it.
+    if (const PathRule* rule = c_->read_only.First(path)) {
+      return Decision{
+          Verdict::kDeny, rule->entry->key,
+          absl::StrCat("write of ", path, " refused by ", rule->entry->key,
+                       " (", Quoted(*rule->entry),
+                       "): klaunch's own binary and shim are never written "
+                       "from inside the sandbox")};
+    }
     if (const PathRule* root = c_->WritableRoot(path)) {
       return Allow(c_->workspace && root == &*c_->workspace ? kWorkspaceRule
                                                             : root->entry->key);
@@ -538,14 +548,18 @@ Decision Engine::OwnCheckConnect(const IpAddress& address, uint16_t port,
 }
 
 Decision Engine::OwnCheckMove(absl::string_view path) const {
-  for (const PathRule& rule : c_->deny.rules) {
-    if (rule.pattern.PinsBelow(path) ||
-        (rule.resolved && rule.resolved->PinsBelow(path))) {
+  for (const PathList* list : {&c_->deny, &c_->read_only}) {
+    for (const PathRule& rule : list->rules) {
+      if (!rule.pattern.PinsBelow(path) &&
+          !(rule.resolved && rule.resolved->PinsBelow(path))) {
+        continue;
+      }
       return Decision{
           Verdict::kDeny, rule.entry->key,
           absl::StrCat("rename of ", path, " refused: it would move what ",
-                       rule.entry->key, " (", Quoted(*rule.entry),
-                       ") denies out from under it")};
+                       rule.entry->key, " (", Quoted(*rule.entry), ") ",
+                       list == &c_->deny ? "denies" : "keeps from writing",
+                       " out from under it")};
     }
   }
   return Allow("filesystem.move");

@@ -120,8 +120,9 @@ class Engine {
                         absl::string_view hostname) const;
 
   // Moving (renaming) the directory `path`, already judged as a write: refused
-  // when a deny entry pins something below it (PathPattern::PinsBelow), since
-  // the move would carry that out from under the entry.
+  // when a deny entry, or klaunch's own read-only file, pins something below
+  // it (PathPattern::PinsBelow), since the move would carry that out from
+  // under the entry.
   Decision CheckMove(absl::string_view path) const;
 
   // Abstract-namespace Unix sockets: open or closed as a whole.

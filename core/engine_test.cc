@@ -207,6 +207,34 @@ TEST(PathRules, UnderAskedForWritesAReadAndWriteIsAskedOnlyWhereReadingIs) {
   EXPECT_THAT(d.message, HasSubstr("to filesystem.write"));
 }
 
+// klaunch's own binary and shim: read as the policy says, never written,
+// renamed away or asked about, even inside a write root.
+TEST(PathRules, KlaunchsOwnFilesAreNeverWrittenNorAsked) {
+  Engine e = MustLoad(std::string(kBase) + R"(unlisted_writes = "ask"
+[klaunch]
+read_only = ["/scratch/kl/libklaunch-shim.so", "/opt/kl/klaunch"]
+)");
+  for (const char* path :
+       {"/scratch/kl/libklaunch-shim.so", "/opt/kl/klaunch"}) {
+    for (Access a : {Access::kWrite, Access::kReadWrite}) {
+      Decision d = e.CheckPath(a, path);
+      EXPECT_EQ(d.verdict, Verdict::kDeny) << path;
+      EXPECT_THAT(d.rule, HasSubstr("klaunch.read_only[")) << path;
+      EXPECT_THAT(d.message, HasSubstr("never written")) << path;
+    }
+  }
+  EXPECT_TRUE(
+      e.CheckPath(Access::kRead, "/scratch/kl/libklaunch-shim.so").allowed());
+  EXPECT_TRUE(e.CheckPath(Access::kWrite, "/scratch/kl/other").allowed());
+  EXPECT_EQ(e.CheckPath(Access::kWrite, "/opt/kl/other").verdict,
+            Verdict::kAsk);
+  // Moving the directory would carry the shim out from under its entry.
+  Decision move = e.CheckMove("/scratch/kl");
+  EXPECT_EQ(move.verdict, Verdict::kDeny);
+  EXPECT_EQ(move.rule, "klaunch.read_only[0]");
+  EXPECT_TRUE(e.CheckMove("/scratch/other").allowed());
+}
+
 TEST(PathRules, AReadOnlyWorkspaceIsAskedForUnderAskedForWrites) {
   Engine e = MustLoad(R"(
 extends = "read-only"

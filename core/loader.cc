@@ -386,6 +386,9 @@ absl::StatusOr<Policy> Reader::Read(const toml::table& root) {
          return absl::OkStatus();
        }},
   };
+  Handlers klaunch = {
+      {"read_only", StringsInto(&policy.klaunch.read_only)},
+  };
   Handlers top = {
       {"version",
        [&](const toml::node& node, const std::string& key) {
@@ -417,8 +420,10 @@ absl::StatusOr<Policy> Reader::Read(const toml::table& root) {
        [&](const toml::node& node, const std::string& key) {
          absl::StatusOr<std::string> v = String(node, key);
          if (!v.ok()) return v.status();
-         if (*v == "enforce") policy.mode = Mode::kEnforce;
-         else if (*v == "audit") policy.mode = Mode::kAudit;
+         if (*v == "enforce")
+           policy.mode = Mode::kEnforce;
+         else if (*v == "audit")
+           policy.mode = Mode::kAudit;
          else {
            return Error(node.source(), absl::StrCat(key, ": '", *v,
                                                     "' is not one of enforce, "
@@ -431,6 +436,7 @@ absl::StatusOr<Policy> Reader::Read(const toml::table& root) {
       {"network", TableOf(network)},
       {"env", TableOf(env)},
       {"system", TableOf(system)},
+      {"klaunch", TableOf(klaunch)},
       {"programs",
        [&](const toml::node& node, const std::string& key) {
          const toml::table* t = node.as_table();
@@ -503,7 +509,7 @@ absl::StatusOr<Policy> Reader::Read(const toml::table& root) {
     return s;
   }
   for (auto* list : {&policy.filesystem.read, &policy.filesystem.write,
-                     &policy.filesystem.deny}) {
+                     &policy.filesystem.deny, &policy.klaunch.read_only}) {
     if (absl::Status s = ResolvePaths(list); !s.ok()) return s;
   }
   const bool lists_commands = !policy.commands.allow_prefixes.empty() ||

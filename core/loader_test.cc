@@ -459,6 +459,8 @@ allow = ["pypi.org:443"]
 [env]
 keep = ["A*"]
 set = { B = "two words" }
+[klaunch]
+read_only = ["/opt/klaunch/lib/libklaunch-shim.so"]
 )");
   const std::string text = EffectiveToml(p);
   // Loaded from elsewhere, with another home: nothing may move.
@@ -475,6 +477,10 @@ set = { B = "two words" }
   EXPECT_EQ(again->commands.unlisted, Unlisted::kDeny);
   EXPECT_EQ(again->filesystem.unlisted_writes, Unlisted::kAsk);
   EXPECT_THAT(again->env.set, ElementsAre(Pair("B", "two words")));
+  ASSERT_EQ(again->klaunch.read_only.size(), 1u);
+  EXPECT_EQ(again->klaunch.read_only[0].value,
+            "/opt/klaunch/lib/libklaunch-shim.so");
+  EXPECT_EQ(again->klaunch.read_only[0].key, "klaunch.read_only[0]");
   // Same names for the same rules.
   for (size_t i = 0; i < p.filesystem.read.size(); ++i) {
     EXPECT_EQ(again->filesystem.read[i].key, p.filesystem.read[i].key);

@@ -114,6 +114,14 @@ struct Policy {
   // In the order TOML gives their names (sorted); a process's chain of
   // entered sections names them by index into this list.
   std::vector<ProgramSection> programs;
+
+  // `[klaunch]`, written by klaunch into the effective form: its own
+  // binary and shim. Read as the lists above say; never written, renamed
+  // or asked about, whatever the write roots say (rewritten in place, the
+  // shim would run in every later process, the binary outside any sandbox).
+  struct Klaunch {
+    std::vector<Entry> read_only;
+  } klaunch;
 };
 
 // The names `system.allow` takes, each a group of calls the sandbox refuses

@@ -154,11 +154,17 @@ std::string RunTag(const std::string& run_dir) {
 //   - the shim must be readable where the program runs: with the seccomp
 //     layer the dynamic loader's open of it is judged like any other;
 //   - `own` (klaunch's state directory, log and cgroups) is denied, so the
+//   - `own` (klaunch's state directory, log and cgroups) is denied, so the
 //     program can neither read nor forge its policy or audit log, nor move
 //     itself between cgroups. A path only where the policy would otherwise
 //     admit it: a deny entry costs every stat a path resolution in the
 //     shim, and the presets keep $HOME's state closed.
+// And, whatever the policy says, the shim and klaunch's own binary are
+// klaunch.read_only: never written nor asked about (a write root or a yes
+// at the terminal would let the program rewrite them for every later
+// process and run).
 absl::Status AddOwnEntries(Policy* policy, const std::string& shim,
+                           const std::string& binary,
                            const std::vector<std::string>& own) {
   absl::StatusOr<Engine> as_written = Engine::Create(*policy);
   if (!as_written.ok()) return as_written.status();
@@ -197,6 +203,13 @@ absl::Status AddOwnEntries(Policy* policy, const std::string& shim,
       }
     }
     if (reachable) policy->filesystem.deny.push_back(std::move(e));
+  }
+  for (const std::string& path : {shim, binary}) {
+    if (path.empty()) continue;
+    Entry e = KlaunchEntry(path, "", policy->klaunch.read_only.size());
+    e.key = absl::StrCat("klaunch.read_only[", policy->klaunch.read_only.size(),
+                         "]");
+    policy->klaunch.read_only.push_back(std::move(e));
   }
   return absl::OkStatus();
 }
@@ -538,7 +551,11 @@ int RunProgram(const RunOptions& o) {
       chains_why = std::string(made.status().message());
     }
   }
-  if (absl::Status s = AddOwnEntries(&*policy, *shim, own); !s.ok()) {
+  char self[PATH_MAX];
+  const ssize_t self_size = readlink("/proc/self/exe", self, sizeof(self));
+  const std::string binary =
+      self_size > 0 ? std::string(self, self_size) : std::string();
+  if (absl::Status s = AddOwnEntries(&*policy, *shim, binary, own); !s.ok()) {
     Say(absl::StrCat(source, ": ", s.message()));
     return kExitKlaunchFailed;
   }

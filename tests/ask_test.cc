@@ -437,6 +437,53 @@ TEST_F(AskedWrites, AProcessCannotAskUnderAnotherChainThanItsOwn) {
   EXPECT_EQ(ReadFile(out), "agent\n");
 }
 
+// klaunch's own binary and shim, installed where the program could write
+// them (with a yes at the terminal, or inside a write root): rewritten in
+// place, the shim would run in every later process, with the cookie, and
+// the binary outside any sandbox. Never asked about, never written, never
+// moved away.
+TEST_F(AskedWrites, KlaunchsOwnBinaryAndShimAreNeverWrittenNorAsked) {
+  RunProcess({"/bin/mkdir", "-p", dir_.Path("kl/bin"), dir_.Path("kl/shim")});
+  const std::string klaunch = dir_.Path("kl/bin/klaunch");
+  const std::string shim = dir_.Path("kl/shim/libklaunch-shim.so");
+  RunProcess({"/bin/cp", RequiredEnv("KLAUNCH_BIN"), klaunch});
+  RunProcess({"/bin/cp", RequiredEnv("KLAUNCH_SHIM"), shim});
+  const std::string klaunch_bytes = ReadFile(klaunch);
+  const std::string shim_bytes = ReadFile(shim);
+  ASSERT_FALSE(shim_bytes.empty());
+  for (const bool in_write_root : {false, true}) {
+    SCOPED_TRACE(in_write_root ? "in a write root" : "asked about");
+    const std::string policy = dir_.Write(
+        "own.toml",
+        "extends = \"read-only\"\n[filesystem]\nunlisted_writes = \"ask\"\n" +
+            std::string(in_write_root
+                            ? "write = [\"" + dir_.Path("kl") + "\"]\n"
+                            : ""));
+    // Renaming a directory is first asked about as a write of its name,
+    // so only where that is admitted does the move itself reach klaunch.
+    const std::string moves =
+        in_write_root
+            ? "mv " + dir_.Path("kl/shim") + " " + dir_.Path("kl/moved") +
+                  "; " + Static() + " rename:" + dir_.Path("kl/bin") + ":" +
+                  dir_.Path("kl/moved") + "; "
+            : "";
+    PtyRun r = RunOnPty(
+        {klaunch, "--policy", policy, "--log", Log(), "--", "/bin/sh", "-c",
+         "echo x >> " + shim + "; echo x > " + klaunch + "; " + Static() +
+             " append:" + shim + " append:" + klaunch + "; " + moves +
+             "echo finished"},
+        Env(), dir_.Path("ws"), kPrompt, {"y", "y", "y", "y", "y", "y"});
+    EXPECT_THAT(r.screen, HasSubstr("finished"));
+    EXPECT_EQ(Count(r.screen, kPrompt), 0u) << r.screen;
+    EXPECT_THAT(r.screen, HasSubstr("append " + shim + ": error"));
+    EXPECT_THAT(r.screen, HasSubstr("append " + klaunch + ": error"));
+    EXPECT_FALSE(Exists(dir_.Path("kl/moved")));
+    EXPECT_TRUE(ReadFile(shim) == shim_bytes);
+    EXPECT_TRUE(ReadFile(klaunch) == klaunch_bytes);
+    EXPECT_THAT(ReadFile(Log()), HasSubstr("\"rule\":\"klaunch.read_only["));
+  }
+}
+
 TEST_F(AskedWrites, WithoutATerminalAWriteIsRefusedAndSaysWhy) {
   const std::string none = Ws("none");
   ProcessOptions o;

@@ -8,7 +8,10 @@
 // An exec's record also has "command": the command line the rules judged.
 //
 // `verdict` is "deny" (enforced) or "would_deny" (audit mode); `layer` says
-// which layer decided ("shim", "seccomp", "launcher"). The launcher's first
+// which layer decided ("shim", "seccomp", "launcher"). A call the person at
+// the terminal admitted (`"ask"`) has verdict "allow" and rule "terminal",
+// written once per yes by klaunch's question server with the layer that
+// asked. The launcher's first
 // line of a run is no decision: op "start", verdict "info", the command in
 // "command" and the layers in force in "message". This module
 // formats and reads lines, and appends them for klaunch (one write on an

@@ -15,6 +15,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "core/audit.h"
 #include "launcher/chain_cgroups.h"
 
 namespace klaunch {
@@ -90,7 +91,7 @@ std::optional<std::string> AskServer::ReadAnswer(const std::string& prompt) {
   return answer;
 }
 
-std::string AskServer::Who(pid_t pid, const AskQuestion& q) const {
+std::string AskServer::ExeOf(pid_t pid, const AskQuestion& q) {
   if (pid == 0) return "klaunch";
   // The kernel's name for the process's executable; the one the process
   // sent only when the kernel's cannot be read (a process that changed its
@@ -98,21 +99,59 @@ std::string AskServer::Who(pid_t pid, const AskQuestion& q) const {
   char exe[PATH_MAX];
   const ssize_t n =
       readlink(absl::StrCat("/proc/", pid, "/exe").c_str(), exe, sizeof(exe));
-  const absl::string_view name = n > 0 ? absl::string_view(exe, n) : q.exe;
-  std::string who = absl::StrCat("pid ", pid, " (", ShownAtTerminal(name), ")");
-  // The innermost section in force: a yes holds under this chain only.
+  return n > 0 ? std::string(exe, n) : std::string(q.exe);
+}
+
+std::string AskServer::ProgramOf(const AskQuestion& q) const {
   const size_t comma = q.chain.rfind(',');
   int innermost;
-  if (!q.chain.empty() &&
-      absl::SimpleAtoi(
+  if (q.chain.empty() ||
+      !absl::SimpleAtoi(
           q.chain.substr(comma == absl::string_view::npos ? 0 : comma + 1),
-          &innermost) &&
-      innermost >= 0 &&
-      static_cast<size_t>(innermost) < options_.programs.size()) {
-    absl::StrAppend(&who, " in programs.\"",
-                    ShownAtTerminal(options_.programs[innermost]), "\"");
+          &innermost) ||
+      innermost < 0 ||
+      static_cast<size_t>(innermost) >= options_.programs.size()) {
+    return "";
+  }
+  return options_.programs[innermost];
+}
+
+std::string AskServer::Who(pid_t pid, const std::string& exe,
+                           const std::string& program) {
+  if (pid == 0) return "klaunch";
+  std::string who = absl::StrCat("pid ", pid, " (", ShownAtTerminal(exe), ")");
+  // The innermost section in force: a yes holds under this chain only.
+  if (!program.empty()) {
+    absl::StrAppend(&who, " in programs.\"", ShownAtTerminal(program), "\"");
   }
   return who;
+}
+
+void AskServer::RecordYes(pid_t pid, const AskQuestion& q,
+                          absl::string_view layer, const std::string& exe,
+                          const std::string& program) {
+  if (options_.log.empty()) return;
+  char when[64];
+  FormatAuditTime(when, sizeof(when));
+  const std::string section =
+      program.empty() ? "" : absl::StrCat(" [programs.\"", program, "\"]");
+  const std::string message =
+      q.write ? absl::StrCat("write of ", q.file, " (", q.op,
+                             ") admitted at the terminal for the rest of the "
+                             "run",
+                             section)
+              : absl::StrCat("exec of `", q.command, "` (", q.file,
+                             ") admitted at the terminal, once", section);
+  const int e = AppendAuditLine(
+      options_.log,
+      FormatAuditLine(AuditEvent{
+          when, pid == 0 ? getpid() : pid, exe, std::string(q.op),
+          std::string(q.file), q.write ? "write" : "exec", "allow", "terminal",
+          message, std::string(layer), std::string(q.command), program}));
+  if (e != 0) {
+    if (options_.lost_records != nullptr) options_.lost_records->fetch_add(1);
+    if (options_.lost_errno != nullptr) options_.lost_errno->store(e);
+  }
 }
 
 bool AskServer::ChainIsTheCallers(pid_t pid, absl::string_view chain) const {
@@ -132,11 +171,13 @@ bool AskServer::ChainIsTheCallers(pid_t pid, absl::string_view chain) const {
   return its && *its == sections;
 }
 
-bool AskServer::Ask(pid_t pid, const AskQuestion& q) {
+bool AskServer::Ask(pid_t pid, const AskQuestion& q, absl::string_view layer) {
   std::lock_guard<std::mutex> lock(mu_);
   const std::pair<std::string, std::string> key(q.chain, q.file);
   if (q.write && writable_.count(key) != 0) return true;
-  const std::string who = Who(pid, q);
+  const std::string exe = ExeOf(pid, q);
+  const std::string program = ProgramOf(q);
+  const std::string who = Who(pid, exe, program);
   const std::optional<std::string> answer = ReadAnswer(
       q.write
           ? absl::StrCat("\nklaunch: ", who, " wants to write ",
@@ -151,6 +192,9 @@ bool AskServer::Ask(pid_t pid, const AskQuestion& q) {
   const bool yes = *answer == "y" || *answer == "Y" || *answer == "yes" ||
                    (!q.write && answer->empty());
   if (yes && q.write) writable_.insert(key);
+  // Every write outside the policy, and every command, the person admitted
+  // is in the log, once, as every refusal is.
+  if (yes) RecordYes(pid, q, layer, exe, program);
   return yes;
 }
 
@@ -192,7 +236,7 @@ void AskServer::Answer(int conn) {
     const absl::StatusOr<AskQuestion> q =
         ParseAskRequest(absl::string_view(buf, n));
     if (q.ok() && ChainIsTheCallers(peer.pid, q->chain)) {
-      const bool yes = Ask(peer.pid, *q);
+      const bool yes = Ask(peer.pid, *q, "shim");
       reply = yes ? 'y' : 'n';
       if (yes && !q->write) {
         std::lock_guard<std::mutex> lock(approvals_mu_);

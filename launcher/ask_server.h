@@ -26,6 +26,10 @@
 // no), since a write outside the write roots is the rarer and riskier
 // question.
 //
+// Every yes is recorded in the audit log, once: verdict "allow", rule
+// "terminal", the layer that asked, and the innermost section as
+// "program". A write admitted again without asking is not recorded again.
+//
 // A yes to a command is also remembered for that process, once: when the
 // exec it allowed is made by libc on the process's behalf (posix_spawn,
 // system, popen) and so reaches the seccomp supervisor too, the supervisor
@@ -36,6 +40,8 @@
 
 #include <sys/types.h>
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -57,6 +63,11 @@ class AskServer {
  public:
   struct Options {
     std::string socket_path;
+    // The audit log every yes is recorded in; empty: none.
+    std::string log;
+    // Count the records that could not be written; null: not counted.
+    std::atomic<uint64_t>* lost_records = nullptr;
+    std::atomic<int>* lost_errno = nullptr;
     // The name of each program section, by index (policy.programs[i].name):
     // a request's chain must name these, and the question names the
     // innermost section of the chain.
@@ -75,10 +86,11 @@ class AskServer {
   ~AskServer();
 
   // Puts `question`, asked by process `pid` (0: klaunch itself, about
-  // CMD), to the terminal, unless the user already admitted that write
-  // under that chain; true for yes. `question.chain` must name sections of
-  // the policy. Thread-safe.
-  bool Ask(pid_t pid, const AskQuestion& question);
+  // CMD) through `layer` ("shim", "seccomp", "launcher"), to the terminal,
+  // unless the user already admitted that write under that chain; true for
+  // yes, which is recorded. `question.chain` must name sections of the
+  // policy. Thread-safe.
+  bool Ask(pid_t pid, const AskQuestion& question, absl::string_view layer);
 
   // True, once, when the user allowed `command` (of `file`) for process
   // `pid` and that approval has not been used by the supervisor yet.
@@ -93,8 +105,15 @@ class AskServer {
   // True when `chain` names sections of the policy and, where klaunch
   // keeps a cgroup per chain, is the one process `pid` runs under.
   bool ChainIsTheCallers(pid_t pid, absl::string_view chain) const;
+  // The asking process's executable as the kernel names it.
+  static std::string ExeOf(pid_t pid, const AskQuestion& q);
+  // The innermost program section of the question's chain; "" for none.
+  std::string ProgramOf(const AskQuestion& q) const;
   // "pid 812 (/usr/bin/curl) in programs."curl"", as the terminal shows it.
-  std::string Who(pid_t pid, const AskQuestion& q) const;
+  static std::string Who(pid_t pid, const std::string& exe,
+                         const std::string& program);
+  void RecordYes(pid_t pid, const AskQuestion& q, absl::string_view layer,
+                 const std::string& exe, const std::string& program);
   // Discards what was typed or pushed so far, writes `prompt` and reads one
   // line; nothing at the end of input. The caller holds mu_.
   std::optional<std::string> ReadAnswer(const std::string& prompt);

@@ -259,7 +259,8 @@ bool AllowProgram(const Engine& engine, const std::string& program,
      public:
       explicit LauncherAsker(AskServer* server) : server_(server) {}
       AskAnswer Put(const AskQuestion& q) override {
-        return server_->Ask(0, q) ? AskAnswer::kYes : AskAnswer::kNo;
+        return server_->Ask(0, q, "launcher") ? AskAnswer::kYes
+                                              : AskAnswer::kNo;
       }
 
      private:
@@ -598,6 +599,9 @@ int RunProgram(const RunOptions& o) {
   if (PolicyMayAsk(*policy) && !engine->audit()) {
     AskServer::Options ask;
     ask.socket_path = *run_dir + "/ask.sock";
+    ask.log = log;
+    ask.lost_records = &lost_records;
+    ask.lost_errno = &lost_errno;
     for (const ProgramSection& section : policy->programs) {
       ask.programs.push_back(section.name);
     }

@@ -58,7 +58,7 @@ class ServerAsker final : public Asker {
     const bool yes =
         (!q.write && (server_->TakeApproval(target_.tgid(), file, command) ||
                       server_->TakeApproval(target_.ppid(), file, command))) ||
-        server_->Ask(target_.tgid(), q);
+        server_->Ask(target_.tgid(), q, "seccomp");
     return yes ? AskAnswer::kYes : AskAnswer::kNo;
   }
 

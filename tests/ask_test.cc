@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -99,6 +100,12 @@ TEST_F(Ask, AnUnlistedCommandAnsweredYesRunsOnce) {
   EXPECT_THAT(r.screen, HasSubstr("finished"));
   EXPECT_TRUE(Exists(marker)) << r.screen;
   EXPECT_EQ(r.exit_code, 0) << r.screen;
+  // The yes is in the log, as a refusal would be.
+  const std::string log = ReadFile(Log());
+  EXPECT_THAT(log, HasSubstr("\"access\":\"exec\",\"verdict\":\"allow\","
+                             "\"rule\":\"terminal\""));
+  EXPECT_THAT(log, HasSubstr("admitted at the terminal, once"));
+  EXPECT_THAT(log, HasSubstr("\"command\":\"touch " + marker + "\""));
 }
 
 TEST_F(Ask, AnEmptyAnswerIsYes) {
@@ -482,6 +489,40 @@ TEST_F(AskedWrites, KlaunchsOwnBinaryAndShimAreNeverWrittenNorAsked) {
     EXPECT_TRUE(ReadFile(klaunch) == klaunch_bytes);
     EXPECT_THAT(ReadFile(Log()), HasSubstr("\"rule\":\"klaunch.read_only["));
   }
+}
+
+// Every write the person admitted is in the log, once (as every refusal
+// is), naming the path, the call, the layer that asked and the section.
+TEST_F(AskedWrites, EveryYesIsRecordedOnce) {
+  policy_ = dir_.Write(
+      "sections.toml",
+      "extends = \"read-only\"\n[filesystem]\nunlisted_writes = \"ask\"\n"
+      "[programs.\"tee\"]\nfilesystem.write = []\n"
+      "filesystem.unlisted_writes = \"ask\"\n");
+  const std::string one = Ws("one"), two = Ws("two");
+  PtyRun r = Run({"/bin/sh", "-c",
+                  Static() + " create:" + one + "; echo x >> " + one +
+                      "; echo y | tee -a " + two + "; echo finished"},
+                 {"y", "y"});
+  EXPECT_THAT(r.screen, HasSubstr("finished"));
+  EXPECT_EQ(Count(r.screen, kPrompt), 2u) << r.screen;
+  std::vector<std::string> yes;
+  std::istringstream in(ReadFile(Log()));
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("\"verdict\":\"allow\"") != std::string::npos) {
+      yes.push_back(line);
+    }
+  }
+  ASSERT_EQ(yes.size(), 2u) << ReadFile(Log());
+  EXPECT_THAT(yes[0], HasSubstr("\"target\":\"" + one +
+                                "\",\"access\":\"write\",\"verdict\":"
+                                "\"allow\",\"rule\":\"terminal\""));
+  EXPECT_THAT(yes[0], HasSubstr("\"op\":\"openat\""));
+  EXPECT_THAT(yes[0], HasSubstr("admitted at the terminal for the rest of "
+                                "the run\",\"layer\":\"seccomp\"}"));
+  EXPECT_THAT(yes[1], HasSubstr("\"target\":\"" + two + "\""));
+  EXPECT_THAT(yes[1], HasSubstr("\"exe\":\"/usr/bin/tee\""));
+  EXPECT_THAT(yes[1], HasSubstr("\"layer\":\"shim\",\"program\":\"tee\"}"));
 }
 
 TEST_F(AskedWrites, WithoutATerminalAWriteIsRefusedAndSaysWhy) {

@@ -1,6 +1,7 @@
 // --ask through a real pseudo-terminal: klaunch puts an unlisted command to
 // the person at the terminal, and the answer decides.
 
+#include <glob.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <poll.h>
@@ -20,6 +21,10 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
+
+std::string Dirname(const std::string& path) {
+  return path.substr(0, path.rfind('/'));
+}
 
 struct PtyRun {
   std::string screen;
@@ -250,19 +255,43 @@ TEST_F(AskedWrites, AnEmptyAnswerIsNo) {
 }
 
 TEST_F(AskedWrites, ADenyEntryKlaunchsOwnFilesAndAReadAreNeverAsked) {
-  // Were any asked, the "y" typed at the prompt would let it through.
+  // Were any asked, the "y" typed at every prompt would let it through.
   const std::string secret = Ws("secret");
-  PtyRun r = Run({"/bin/sh", "-c",
-                  "echo x > " + secret + "; echo forged >> " + Log() + "; " +
-                      Static() + " create:" + secret + " append:" + Log() +
-                      " read:/root/.klaunch-never; echo finished"},
-                 {"y", "y", "y"});
+  // A file that exists, outside every read root.
+  const std::string outside = dir_.Write("outside.txt", "not yours\n");
+  // The run directory (effective policy, question socket), which the
+  // program can name: KLAUNCH_POLICY_FILE is in its environment.
+  const std::string policy = "\"$KLAUNCH_POLICY_FILE\"";
+  const std::string run = "\"$(dirname \"$KLAUNCH_POLICY_FILE\")\"";
+  PtyRun r = Run(
+      {"/bin/sh", "-c",
+       "echo x > " + secret + "; echo forged >> " + Log() +
+           "; echo forged >> " + policy + "; echo forged > " + run +
+           "/forged; cat " + outside + "; " + Static() + " create:" + secret +
+           " append:" + Log() + " read:" + outside + " append:" + policy +
+           " create:" + run + "/forged-too; echo finished"},
+      {"y", "y", "y", "y", "y", "y", "y", "y", "y"});
   EXPECT_THAT(r.screen, HasSubstr("finished"));
   EXPECT_THAT(r.screen, Not(HasSubstr("wants to write")));
   EXPECT_FALSE(Exists(secret));
+  EXPECT_THAT(r.screen, HasSubstr("read " + outside + ": error Permission"));
+  EXPECT_THAT(r.screen, Not(HasSubstr("not yours")));
+  EXPECT_THAT(r.screen, HasSubstr("/policy.toml: error Permission"));
+  EXPECT_THAT(r.screen, HasSubstr("/forged-too: error Permission"));
   const std::string log = ReadFile(Log());
   EXPECT_THAT(log, HasSubstr("filesystem.deny"));
   EXPECT_THAT(log, Not(HasSubstr("\nforged")));  // (the command line names it)
+  // Nothing reached the run directory.
+  glob_t found;
+  ASSERT_EQ(glob(dir_.Path("state/klaunch/runs/*/policy.toml").c_str(), 0,
+                 nullptr, &found),
+            0);
+  ASSERT_EQ(found.gl_pathc, 1u);
+  const std::string run_dir = Dirname(found.gl_pathv[0]);
+  globfree(&found);
+  EXPECT_THAT(ReadFile(run_dir + "/policy.toml"), Not(HasSubstr("forged")));
+  EXPECT_FALSE(Exists(run_dir + "/forged"));
+  EXPECT_FALSE(Exists(run_dir + "/forged-too"));
 }
 
 // A name chosen by the program must not make the question read as another:

@@ -125,13 +125,18 @@ const NaivePathRule* FirstCovering(const std::vector<NaivePathRule>& rules,
 struct NaivePaths {
   std::optional<NaivePathRule> workspace;
   bool writable;
-  std::vector<NaivePathRule> read, write, deny;
+  Verdict unlisted_write;
+  std::vector<NaivePathRule> read, write, deny, read_only;
 
   explicit NaivePaths(const Policy& p)
       : writable(p.filesystem.workspace_writable),
+        unlisted_write(p.filesystem.unlisted_writes == Unlisted::kAsk
+                           ? Verdict::kAsk
+                           : Verdict::kDeny),
         read(NaiveRules(p.filesystem.read)),
         write(NaiveRules(p.filesystem.write)),
-        deny(NaiveRules(p.filesystem.deny)) {
+        deny(NaiveRules(p.filesystem.deny)),
+        read_only(NaiveRules(p.klaunch.read_only)) {
     if (!p.filesystem.workspace.value.empty()) {
       workspace = NaiveRule(p.filesystem.workspace);
     }
@@ -140,25 +145,37 @@ struct NaivePaths {
     return workspace && workspace->Covers(path);
   }
 
-  // engine.h's rules, in its order: deny, stat, workspace, write, read.
+  // engine.h's rules, in its order: deny, stat, (for a write, klaunch's
+  // own files) workspace, write, read.
   std::pair<Verdict, std::string> Check(Access access,
                                         absl::string_view raw) const {
     absl::StatusOr<std::string> path = NormalizePath(raw);
     if (!path.ok()) return {Verdict::kDeny, "filesystem.unlisted"};
+    if (access == Access::kReadWrite) {
+      // The write's answer, but never asked where reading is refused.
+      auto write = Check(Access::kWrite, raw);
+      if (write.first != Verdict::kAsk) return write;
+      auto read = Check(Access::kRead, raw);
+      if (read.first != Verdict::kAllow) return {Verdict::kDeny, read.second};
+      return write;
+    }
     if (const NaivePathRule* r = FirstCovering(deny, *path)) {
       return {Verdict::kDeny, r->entry->key};
     }
     if (access == Access::kStat) return {Verdict::kAllow, "filesystem.stat"};
     if (access == Access::kWrite) {
+      if (const NaivePathRule* r = FirstCovering(read_only, *path)) {
+        return {Verdict::kDeny, r->entry->key};
+      }
       if (writable && InWorkspace(*path)) return {Verdict::kAllow, "workspace"};
       if (const NaivePathRule* r = FirstCovering(write, *path)) {
         return {Verdict::kAllow, r->entry->key};
       }
-      if (InWorkspace(*path)) return {Verdict::kDeny, "workspace"};
+      if (InWorkspace(*path)) return {unlisted_write, "workspace"};
       if (const NaivePathRule* r = FirstCovering(read, *path)) {
-        return {Verdict::kDeny, r->entry->key};
+        return {unlisted_write, r->entry->key};
       }
-      return {Verdict::kDeny, "filesystem.unlisted"};
+      return {unlisted_write, "filesystem.unlisted"};
     }
     if (InWorkspace(*path)) return {Verdict::kAllow, "workspace"};
     for (const auto* list : {&write, &read}) {
@@ -170,9 +187,12 @@ struct NaivePaths {
   }
 
   bool Pins(absl::string_view path) const {
-    for (const NaivePathRule& r : deny) {
-      if (r.pattern.PinsBelow(path) || (r.resolved && r.resolved->PinsBelow(path))) {
-        return true;
+    for (const auto* list : {&deny, &read_only}) {
+      for (const NaivePathRule& r : *list) {
+        if (r.pattern.PinsBelow(path) ||
+            (r.resolved && r.resolved->PinsBelow(path))) {
+          return true;
+        }
       }
     }
     return false;
@@ -200,8 +220,8 @@ std::vector<std::string> QuestionPaths(const Policy& p,
     out.push_back(std::string(i.substr(0, std::max<size_t>(1, i.rfind('/')))));
   };
   std::vector<const Entry*> entries = {&p.filesystem.workspace};
-  for (const auto* list :
-       {&p.filesystem.deny, &p.filesystem.write, &p.filesystem.read}) {
+  for (const auto* list : {&p.filesystem.deny, &p.filesystem.write,
+                           &p.filesystem.read, &p.klaunch.read_only}) {
     for (const Entry& e : *list) entries.push_back(&e);
   }
   for (const Entry* e : entries) {
@@ -215,8 +235,8 @@ void CheckPaths(const Engine& engine, const Policy& p, const LoadContext& ctx) {
   const NaivePaths naive(p);
   FUZZ_CHECK(engine.has_deny_rules() == !p.filesystem.deny.empty(), "deny");
   for (const std::string& path : QuestionPaths(p, ctx)) {
-    for (Access access :
-         {Access::kRead, Access::kWrite, Access::kExec, Access::kStat}) {
+    for (Access access : {Access::kRead, Access::kWrite, Access::kExec,
+                          Access::kStat, Access::kReadWrite}) {
       const Decision d = engine.CheckPath(access, path);
       const auto [verdict, rule] = naive.Check(access, path);
       FUZZ_CHECK(d.verdict == verdict && d.rule == rule, AccessName(access),

@@ -104,6 +104,17 @@ class Sections : public ::testing::Test {
     return RunProcess(argv, o);
   }
 
+  // The toucher built static (no shim: the supervisor judges it) as
+  // ws/static/NAME.
+  void BuildStaticToucher(const std::string& name) const {
+    RunProcess({"/bin/mkdir", "-p", Ws("static")});
+    const ProcessResult built = RunProcess(
+        {"/usr/bin/gcc", "-O1", "-static", "-no-pie", "-o",
+         Ws("static/" + name),
+         RequiredEnv("KLAUNCH_TEST_PROGRAMS") + "/toucher.c"});
+    ASSERT_EQ(built.exit_code, 0) << built.err;
+  }
+
   std::string Port() const { return std::to_string(listener_.port()); }
   std::string Ws(const std::string& n) const { return dir_.Path("ws/" + n); }
   std::string Log() const { return Slurp(dir_.Path("audit.jsonl")); }
@@ -200,11 +211,7 @@ TEST_F(Sections, KlaunchNarrowsAProgramItStartsItself) {
   EXPECT_FALSE(Exists(Ws("direct.txt")));
   // A static CMD (no shim): the supervisor judges it under CMD's section,
   // and says which.
-  RunProcess({"/bin/mkdir", "-p", Ws("static")});
-  const ProcessResult built = RunProcess(
-      {"/usr/bin/gcc", "-O1", "-static", "-no-pie", "-o", Ws("static/curl"),
-       RequiredEnv("KLAUNCH_TEST_PROGRAMS") + "/toucher.c"});
-  ASSERT_EQ(built.exit_code, 0) << built.err;
+  ASSERT_NO_FATAL_FAILURE(BuildStaticToucher("curl"));
   const std::string log = dir_.Path("static.jsonl");
   const ProcessResult s = RunProcess(
       {RequiredEnv("KLAUNCH_BIN"), "--policy", policy, "--log", log, "--",
@@ -220,11 +227,7 @@ TEST_F(Sections, KlaunchNarrowsAProgramItStartsItself) {
 // by a static parent's exec (the supervisor sees it), and as an orphan
 // whose section's process is gone (cgroup membership outlives its parent).
 TEST_F(Sections, AStaticProgramBelowCmdIsHeldToItsSectionEvenOnceOrphaned) {
-  RunProcess({"/bin/mkdir", "-p", Ws("static")});
-  const ProcessResult built = RunProcess(
-      {"/usr/bin/gcc", "-O1", "-static", "-no-pie", "-o", Ws("static/curl"),
-       RequiredEnv("KLAUNCH_TEST_PROGRAMS") + "/toucher.c"});
-  ASSERT_EQ(built.exit_code, 0) << built.err;
+  ASSERT_NO_FATAL_FAILURE(BuildStaticToucher("curl"));
   RunProcess({"/bin/cp", Ws("static/curl"), Ws("static/plain")});
   // Forks a child that outlives it, then exits: the child is reparented
   // to klaunch before it runs the static program.
@@ -261,11 +264,7 @@ TEST_F(Sections, AStaticProgramBelowCmdIsHeldToItsSectionEvenOnceOrphaned) {
 // child tries to create a file in the workspace, which the section keeps
 // read-only.
 TEST_F(Sections, AProgramCannotMoveItselfOutOfItsSectionsCgroup) {
-  RunProcess({"/bin/mkdir", "-p", Ws("static")});
-  const ProcessResult built = RunProcess(
-      {"/usr/bin/gcc", "-O1", "-static", "-no-pie", "-o", Ws("static/plain"),
-       RequiredEnv("KLAUNCH_TEST_PROGRAMS") + "/toucher.c"});
-  ASSERT_EQ(built.exit_code, 0) << built.err;
+  ASSERT_NO_FATAL_FAILURE(BuildStaticToucher("plain"));
   // klaunch makes its run's cgroup in its own, which is this test's.
   std::string own = Slurp("/proc/self/cgroup");
   own = own.substr(own.find("0::") + 3);
@@ -336,11 +335,7 @@ TEST_F(Sections, AProgramThatDropsItsSectionFromTheEnvironmentIsStillHeld) {
 // The dynamic loader run as a program by a static parent (no shim to see
 // it): the supervisor judges the program it runs and enters its section.
 TEST_F(Sections, TheLoaderRunningASectionsProgramEntersTheSection) {
-  RunProcess({"/bin/mkdir", "-p", Ws("static")});
-  const ProcessResult built = RunProcess(
-      {"/usr/bin/gcc", "-O1", "-static", "-no-pie", "-o", Ws("static/plain"),
-       RequiredEnv("KLAUNCH_TEST_PROGRAMS") + "/toucher.c"});
-  ASSERT_EQ(built.exit_code, 0) << built.err;
+  ASSERT_NO_FATAL_FAILURE(BuildStaticToucher("plain"));
   const ProcessResult r = Run(
       Policy(), Cat(Ws("static/plain"), " ldexec:", Ws("bin/curl"), ":create:",
                     Ws("by-loader.txt"), " ldexec:", Ws("bin/toucher"),

@@ -98,6 +98,15 @@ bool PathIsWithin(absl::string_view path, absl::string_view root) {
   return path.size() == root.size() || path[root.size()] == '/';
 }
 
+std::string LiteralRoot(absl::string_view entry) {
+  const size_t star = entry.find('*');
+  if (star == absl::string_view::npos) return std::string(entry);
+  const size_t slash = entry.rfind('/', star);
+  return slash == 0 || slash == absl::string_view::npos
+             ? "/"
+             : std::string(entry.substr(0, slash));
+}
+
 absl::string_view Basename(absl::string_view path) {
   size_t slash = path.rfind('/');
   return slash == absl::string_view::npos ? path : path.substr(slash + 1);

@@ -48,6 +48,11 @@ absl::StatusOr<std::string> ResolvePolicyPath(absl::string_view path,
 // True when `path` is `root` or lies below it; both must be normalised.
 bool PathIsWithin(absl::string_view path, absl::string_view root);
 
+// The directory every path an entry matches lies under: the entry itself
+// when literal, else its components before the first wildcard
+// ("/a/b*/c" -> "/a").
+std::string LiteralRoot(absl::string_view entry);
+
 // The final component of a path ("/usr/bin/git" -> "git").
 absl::string_view Basename(absl::string_view path);
 

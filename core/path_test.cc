@@ -704,5 +704,12 @@ TEST(PathPattern, AnAbsoluteGlobPinsTheDirectoriesItsMatchPassesThrough) {
   EXPECT_FALSE(p.PinsBelow("/tmp/a"));
 }
 
+TEST(LiteralRoot, IsTheEntryOrItsComponentsBeforeTheFirstWildcard) {
+  EXPECT_EQ(LiteralRoot("/usr/lib"), "/usr/lib");
+  EXPECT_EQ(LiteralRoot("/sys/fs/cgroup/**/cgroup.procs"), "/sys/fs/cgroup");
+  EXPECT_EQ(LiteralRoot("/a/b*/c"), "/a");
+  EXPECT_EQ(LiteralRoot("/*.txt"), "/");
+}
+
 }  // namespace
 }  // namespace klaunch

@@ -31,16 +31,6 @@ absl::Status WidensKey(const ProgramSection& s, absl::string_view key,
                    "do)"));
 }
 
-// The directory a path entry's matches all lie under: the entry itself
-// when literal, else its leading components before the first wildcard.
-std::string LiteralRoot(const std::string& value) {
-  const size_t star = value.find('*');
-  if (star == std::string::npos) return value;
-  const size_t slash = value.rfind('/', star);
-  return slash == 0 || slash == std::string::npos ? "/"
-                                                   : value.substr(0, slash);
-}
-
 int Rank(Unlisted u) {
   switch (u) {
     case Unlisted::kDeny:

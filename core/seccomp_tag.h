@@ -26,7 +26,8 @@ inline constexpr long kCookieQuerySyscall = SYS_tuxcall;
 
 // The cookie query itself has this first argument, arg1 and arg2 the text
 // and length of the chain of program sections the shim judges under ("0,2";
-// length 0 for none). The supervisor refuses the cookie (EPERM) when the
+// length 0 for none), arg3 1 when the shim will not ask again. The
+// supervisor refuses the cookie (EPERM; recorded when arg3 is 1) when the
 // chain it keeps for the process (launcher/chain_cgroups.h) has a section
 // the shim's lacks: a process that dropped KLAUNCH_PROGRAMS from its
 // environment gets no tagged calls, so every call of its is judged by the

@@ -123,6 +123,8 @@ Answer SuperviseCookie(Call& c) {
       }
     }
     if (!missing.empty()) {
+      // Not final: the shim asks again once it has read its cgroup.
+      if (c.arg(3) == 0) return Answer::Error(EPERM);
       c.Refuse("shim", c.target().exe(),
                absl::StrCat("the shim names the program sections '", text,
                             "', which lack ", ChainText(missing),

@@ -80,23 +80,25 @@ bool g_capture_done = false;
 
 // Asks the seccomp supervisor for the cookie (core/seccomp_tag.h), naming
 // the chain of program sections this shim will judge under, which the
-// supervisor checks against the one the kernel keeps. The answer goes
-// straight from rax to memory and rax is cleared, so no register keeps it.
-// Without the seccomp layer the kernel answers ENOSYS and the cookie stays
-// 0.
-void FetchCookie(const char* chain, long length) {
+// supervisor checks against the one the kernel keeps; `final`: a refusal
+// is recorded. The answer goes straight from rax to memory and rax is
+// cleared, so no register keeps it. 0, or -errno: without the seccomp
+// layer the kernel answers ENOSYS and the cookie stays 0.
+long FetchCookie(const char* chain, long length, bool final) {
   long nr = kCookieQuerySyscall;
+  register long r10 __asm__("r10") = final ? 1 : 0;
   __asm__ volatile(
       "xorl %%r9d, %%r9d\n\t"
       "syscall\n\t"
       "cmpq $-4095, %%rax\n\t"
       "jae 1f\n\t"
-      "movq %%rax, %[cookie]\n"
-      "1:\n\t"
-      "xorl %%eax, %%eax"
+      "movq %%rax, %[cookie]\n\t"
+      "xorl %%eax, %%eax\n"
+      "1:"
       : "+a"(nr), [cookie] "+m"(g_cookie)
-      : "D"(kCookieRequest), "S"(chain), "d"(length)
+      : "D"(kCookieRequest), "S"(chain), "d"(length), "r"(r10)
       : "rcx", "r11", "r9", "memory");
+  return nr;
 }
 
 // True when `list` ("0,2") holds the number `n` (digits, `len` of them).
@@ -114,8 +116,8 @@ bool ListHolds(const char* list, const char* n, size_t len) {
 // A process the supervisor moved into a chain's cgroup (an exec into a
 // section the shim did not make, by a static parent or a direct call) may
 // have an environment that does not say so: the chain its cgroup names
-// (KLAUNCH_CGROUP "/s-0_2") is added to KLAUNCH_PROGRAMS. Raw calls and
-// static buffers: this runs in the constructor. Should the variable be
+// (below KLAUNCH_CGROUP, "/s-0_2") is added to KLAUNCH_PROGRAMS. Raw calls
+// and static buffers: this runs in the constructor. Should the variable be
 // missing, the supervisor refuses the cookie (the kernel's chain is not in
 // the one named) and judges every call itself.
 void AddCgroupChain() {
@@ -176,9 +178,21 @@ __attribute__((constructor)) void CaptureEnvironment() {
     std::memcpy(g_captured[i], v, std::strlen(v) + 1);
     g_present[i] = true;
   }
-  AddCgroupChain();
-  const char* chain = g_present[kPrograms] ? g_captured[kPrograms] : "";
-  FetchCookie(chain, static_cast<long>(std::strlen(chain)));
+  // The environment's chain first: it is the whole chain but where the
+  // supervisor moved this process into a section's cgroup at an exec the
+  // shim did not make (a static parent's), or the chain was taken out.
+  // Only then is the cgroup read, before the cookie, so as one supervised
+  // call.
+  const auto chain = [] {
+    return g_present[kPrograms] ? g_captured[kPrograms] : "";
+  };
+  const bool more = g_present[kCgroup];
+  if (FetchCookie(chain(), static_cast<long>(std::strlen(chain())), !more) ==
+          -EPERM &&
+      more) {
+    AddCgroupChain();
+    FetchCookie(chain(), static_cast<long>(std::strlen(chain())), true);
+  }
 }
 
 const char* Captured(const char* name) {

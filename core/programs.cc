@@ -234,6 +234,24 @@ std::optional<std::vector<int>> ParseChain(const Policy& policy,
   return chain;
 }
 
+std::vector<int> SectionsNotHeld(const Policy& policy,
+                                 absl::Span<const int> chain,
+                                 absl::string_view held) {
+  const std::optional<std::vector<int>> parsed = ParseChain(policy, held);
+  const auto in = [](absl::Span<const int> list, int i) {
+    return std::find(list.begin(), list.end(), i) != list.end();
+  };
+  if (!parsed || !std::all_of(parsed->begin(), parsed->end(),
+                              [&](int i) { return in(chain, i); })) {
+    return std::vector<int>(chain.begin(), chain.end());
+  }
+  std::vector<int> missing;
+  for (int i : chain) {
+    if (!in(*parsed, i)) missing.push_back(i);
+  }
+  return missing;
+}
+
 bool ChainKeepsVariable(const Policy& policy, absl::Span<const int> chain,
                         absl::string_view name) {
   for (int i : chain) {

@@ -57,6 +57,14 @@ std::string ChainText(absl::Span<const int> chain);
 std::optional<std::vector<int>> ParseChain(const Policy& policy,
                                            absl::string_view text);
 
+// The sections of `chain` that a process holding the Landlock rulesets of
+// the chain `held` names (its text, as ChainText writes it) still lacks, in
+// `chain`'s order. Text that is no chain of the policy, or names a section
+// `chain` does not hold, counts for nothing held: all of `chain`.
+std::vector<int> SectionsNotHeld(const Policy& policy,
+                                 absl::Span<const int> chain,
+                                 absl::string_view held);
+
 // True when the variable `name` passes every `env.keep` of the sections in
 // `chain` that narrow the environment.
 bool ChainKeepsVariable(const Policy& policy, absl::Span<const int> chain,

@@ -231,6 +231,31 @@ network.allow = []
   }
 }
 
+TEST(ProgramSections, OnlyTheRulesetsOfAChainAProcessDoesNotHoldAreStackedAgain) {
+  Engine top = MustLoad(R"(
+[programs."a"]
+network.allow = []
+[programs."b"]
+network.allow = []
+[programs."c"]
+network.allow = []
+)");
+  const Policy& p = top.policy();
+  const std::vector<int> chain = {2, 0, 1};
+  EXPECT_TRUE(SectionsNotHeld(p, chain, "2,0,1").empty());
+  EXPECT_EQ(SectionsNotHeld(p, chain, "2"), (std::vector<int>{0, 1}));
+  // A cgroup's chain may come in another order than the environment's.
+  EXPECT_EQ(SectionsNotHeld(p, chain, "0,2"), (std::vector<int>{1}));
+  EXPECT_EQ(SectionsNotHeld(p, chain, ""), chain);
+  // Anything that does not describe part of this chain holds nothing.
+  for (const char* forged : {"0,1,2,3", "x", "1,1", "9"}) {
+    EXPECT_EQ(SectionsNotHeld(p, chain, forged), chain) << forged;
+  }
+  EXPECT_EQ(SectionsNotHeld(p, std::vector<int>{0}, "0,1"),
+            (std::vector<int>{0}));
+  EXPECT_TRUE(SectionsNotHeld(p, {}, "0").empty());
+}
+
 TEST(ProgramSections, ASectionsEnvKeepNarrowsTheVariablesPassedOn) {
   Engine top = MustLoad(kAgent);
   EXPECT_TRUE(ChainKeepsVariable(top.policy(), std::vector<int>{1}, "PIP_INDEX_URL"));

@@ -754,6 +754,10 @@ int RunProgram(const RunOptions& o) {
       ruleset = *fd;
       section_rulesets = *std::move(sections);
       env.push_back(absl::StrCat("KLAUNCH_LANDLOCK=", abi));
+      // CMD holds its sections' rulesets: its shim stacks none again.
+      if (!cmd_chain.empty()) {
+        env.push_back("KLAUNCH_LANDLOCKED=" + ChainText(cmd_chain));
+      }
       landlock = DescribeLandlock(plan);
       if (o.verbose) {
         for (const std::string& a : plan.approximations) {

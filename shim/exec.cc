@@ -27,9 +27,9 @@
 #include <string>
 #include <vector>
 
-#include "core/landlock.h"
 #include "core/programs.h"
 #include "core/seccomp_tag.h"
+#include "shim/layers.h"
 #include "shim/open.h"
 #include "shim/pin.h"
 
@@ -68,16 +68,31 @@ std::string MergedPreload(const std::string& shim, const std::string& theirs) {
   return out;
 }
 
+// "KLAUNCH_PROGRAMS=..." and "KLAUNCH_LANDLOCKED=..." for a child, each
+// empty when it has nothing to say.
+void ChainVariables(const std::vector<int>& chain,
+                    const std::vector<int>& landlocked, std::string* programs,
+                    std::string* held) {
+  programs->clear();
+  held->clear();
+  if (!chain.empty()) *programs = "KLAUNCH_PROGRAMS=" + ChainText(chain);
+  if (GetConfig().landlock_abi > 0 && !landlocked.empty()) {
+    *held = "KLAUNCH_LANDLOCKED=" + ChainText(landlocked);
+  }
+}
+
 // The environment a child runs with: the program's, less every LD_PRELOAD or
 // KLAUNCH_* entry it holds, plus the shim's own configuration and an
 // LD_PRELOAD that loads the shim first.
 //
 // `chain` is the program sections the child runs under (core/programs.h):
 // KLAUNCH_PROGRAMS says so, and every section's `env.keep` narrows what the
-// program passes.
+// program passes. `landlocked` is those whose Landlock rulesets the child
+// will hold (KLAUNCH_LANDLOCKED, shim/layers.h).
 class ChildEnv {
  public:
-  ChildEnv(char* const* envp, const std::vector<int>& chain) {
+  ChildEnv(char* const* envp, const std::vector<int>& chain,
+           const std::vector<int>& landlocked) {
     const Config& c = GetConfig();
     const Policy* policy = c.engine ? &c.engine->policy() : nullptr;
     const std::string shim = ShimPath();
@@ -99,13 +114,11 @@ class ChildEnv {
       }
     }
     for (const std::string& var : c.inject) {
-      if (StartsWith(var.c_str(), "KLAUNCH_PROGRAMS=")) continue;
       ptrs_.push_back(const_cast<char*>(var.c_str()));
     }
-    if (!chain.empty()) {
-      programs_ = "KLAUNCH_PROGRAMS=" + ChainText(chain);
-      ptrs_.push_back(programs_.data());
-    }
+    ChainVariables(chain, landlocked, &programs_, &landlocked_);
+    if (!programs_.empty()) ptrs_.push_back(programs_.data());
+    if (!landlocked_.empty()) ptrs_.push_back(landlocked_.data());
     preload_ = MergedPreload(shim, theirs);
     if (!shim.empty()) ptrs_.push_back(preload_.data());
     ptrs_.push_back(nullptr);
@@ -115,13 +128,17 @@ class ChildEnv {
  private:
   std::string preload_;
   std::string programs_;
+  std::string landlocked_;
   std::vector<char*> ptrs_;
 };
 
 // Makes this process's `environ` what ChildEnv would hand a child, before
 // libc runs a shell with it (system, popen read `environ`). Every LD_PRELOAD
 // and KLAUNCH_* entry goes, duplicates included, then the shim's come back.
-void RestoreEnviron() {
+// The sections' `env.keep` is not applied: that would take the variables
+// from this process too.
+void RestoreEnviron(const std::vector<int>& chain,
+                    const std::vector<int>& landlocked) {
   const Config& c = GetConfig();
   const char* first = getenv("LD_PRELOAD");
   const std::string theirs = first != nullptr ? first : "";
@@ -133,6 +150,13 @@ void RestoreEnviron() {
     }
   }
   for (const std::string& name : names) unsetenv(name.c_str());
+  std::string programs, held;
+  ChainVariables(chain, landlocked, &programs, &held);
+  for (const std::string* var : {&programs, &held}) {
+    if (var->empty()) continue;
+    const size_t eq = var->find('=');
+    setenv(var->substr(0, eq).c_str(), var->c_str() + eq + 1, 1);
+  }
   for (const std::string& var : c.inject) {
     const size_t eq = var.find('=');
     setenv(var.substr(0, eq).c_str(), var.c_str() + eq + 1, 1);
@@ -160,30 +184,10 @@ bool StackLandlock(const char* op, const char* path,
                    const std::vector<int>& before,
                    const std::vector<int>& chain) {
   const Config& c = GetConfig();
-  if (c.landlock_abi <= 0 || chain.size() <= before.size()) return true;
-  const LandlockExtras extras{{c.policy_file, c.shim_path}, {c.audit_log}};
-  std::string why;
-  absl::StatusOr<std::vector<int>> fds;
-  {
-    // Its opens of the rules' paths are the shim's, not the program's.
-    InsideShim inside;
-    fds = CreateSectionRulesets(
-        c.engine->policy(), absl::MakeConstSpan(chain).subspan(before.size()),
-        c.landlock_abi, extras);
-  }
-  if (!fds.ok()) {
-    why = std::string(fds.status().message());
-  } else {
-    for (int fd : *fds) {
-      // RestrictSelf closes the ruleset once it is in force.
-      const int r = why.empty() ? RestrictSelf(fd) : -ECANCELED;
-      if (r == 0) continue;
-      if (why.empty()) {
-        why = std::string("landlock_restrict_self: ") + strerror(-r);
-      }
-      sys_close(fd);
-    }
-  }
+  if (chain.size() <= before.size()) return true;
+  const std::string why = StackSectionLayers(
+      c.engine->policy(), absl::MakeConstSpan(chain).subspan(before.size()),
+      c.landlock_abi, c.policy_file, c.shim_path, c.audit_log);
   if (why.empty()) return true;
   return Refuse(op, path,
                 ("its program section's Landlock ruleset could not be "
@@ -325,7 +329,7 @@ int Execve(const char* op, int dirfd, const char* path, char* const argv[],
   if (!JudgeExec(op, dirfd, path, argv, flags, &chain)) return -1;
   if (!StackLandlock(op, path, before, chain)) return -1;
   if (!EnterForSupervisor(op, path, before, chain)) return -1;
-  ChildEnv env(envp, chain);
+  ChildEnv env(envp, chain, chain);
   scope.RestoreErrno();
   return static_cast<int>(
       Ret(sys(SYS_execveat, dirfd, path, argv, env.get(), flags)));
@@ -545,7 +549,10 @@ int Spawn(const char* op, pid_t* pid, const char* file,
       result = errno;
       return -1;
     }
-    ChildEnv env(envp != nullptr ? envp : environ, chain);
+    // glibc execs in a child the shim never runs in: the program's own shim
+    // stacks the rulesets of the sections it enters (shim/layers.h).
+    ChildEnv env(envp != nullptr ? envp : environ, chain,
+                 ChainOfThisProcess());
     result = KL_REAL(posix_spawn)(pid, candidate, judged.get(actions), attr,
                                   argv, env.get());
     return 0;
@@ -558,12 +565,19 @@ int Spawn(const char* op, pid_t* pid, const char* file,
   return result;
 }
 
-// system() and popen() run "/bin/sh -c CMD".
+// system() and popen() run "/bin/sh -c CMD": judged, and `environ` made
+// what the shell must get, with the program sections it enters.
 bool AllowShell(const char* op, const char* command) {
   char* argv[] = {const_cast<char*>("sh"), const_cast<char*>("-c"),
                   const_cast<char*>(command), nullptr};
-  Scope scope;
-  return JudgeExec(op, AT_FDCWD, "/bin/sh", argv, 0);
+  const std::vector<int> before = ChainOfThisProcess();
+  std::vector<int> chain = before;
+  {
+    Scope scope;
+    if (!JudgeExec(op, AT_FDCWD, "/bin/sh", argv, 0, &chain)) return false;
+  }
+  RestoreEnviron(chain, before);
+  return true;
 }
 
 }  // namespace
@@ -633,7 +647,6 @@ KL_EXPORT int system(const char* command) {
   if (!AllowShell("system", command)) {
     return 127 << 8;  // as though the shell could not be run
   }
-  RestoreEnviron();
   return KL_REAL(system)(command);
 }
 
@@ -642,7 +655,6 @@ KL_EXPORT FILE* popen(const char* command, const char* type) {
     return KL_REAL(popen)(command, type);
   }
   if (!AllowShell("popen", command)) return nullptr;
-  RestoreEnviron();
   return KL_REAL(popen)(command, type);
 }
 

@@ -13,6 +13,7 @@
 #include "core/loader.h"
 #include "core/programs.h"
 #include "shim/known.h"
+#include "shim/layers.h"
 #include "core/seccomp_tag.h"
 #include "shim/sys.h"
 
@@ -64,16 +65,19 @@ bool ReadPolicy(const char* path, std::string* text, std::string* error) {
 }
 
 // The shim's variables as the process started with them, captured before
-// main by a constructor that only copies bytes (no allocation, no lock), so
-// a program that edits its environment before its first judged call cannot
-// change what the shim enforces or hands to its children.
+// main by a constructor that only copies bytes (no allocation, no lock;
+// the one exception is a process missing its sections' Landlock rulesets),
+// so a program that edits its environment before its first judged call
+// cannot change what the shim enforces or hands to its children.
 constexpr const char* kVariables[] = {
     "KLAUNCH_POLICY_FILE", "KLAUNCH_AUDIT_LOG", "KLAUNCH_SHIM",
     "KLAUNCH_VERBOSE",     "KLAUNCH_ASK_SOCKET", "KLAUNCH_PROGRAMS",
-    "KLAUNCH_LANDLOCK",    "KLAUNCH_CGROUP"};
+    "KLAUNCH_LANDLOCK",    "KLAUNCH_CGROUP",     "KLAUNCH_LANDLOCKED"};
 constexpr int kNumVariables = sizeof(kVariables) / sizeof(kVariables[0]);
-constexpr int kPrograms = 5;  // KLAUNCH_PROGRAMS
-constexpr int kCgroup = 7;    // KLAUNCH_CGROUP
+constexpr int kPrograms = 5;    // KLAUNCH_PROGRAMS
+constexpr int kLandlock = 6;    // KLAUNCH_LANDLOCK
+constexpr int kCgroup = 7;      // KLAUNCH_CGROUP
+constexpr int kLandlocked = 8;  // KLAUNCH_LANDLOCKED
 char g_captured[kNumVariables][4096];
 bool g_present[kNumVariables];
 bool g_capture_done = false;
@@ -168,8 +172,8 @@ void AddCgroupChain() {
 }
 
 // Also called by Initialise: another library's constructor may make the
-// first judged call before this one has run.
-__attribute__((constructor)) void CaptureEnvironment() {
+// first judged call before the shim's constructor has run.
+void CaptureEnvironment() {
   if (g_capture_done) return;
   g_capture_done = true;
   for (int i = 0; i < kNumVariables; ++i) {
@@ -195,6 +199,19 @@ __attribute__((constructor)) void CaptureEnvironment() {
   }
 }
 
+__attribute__((constructor)) void StartShim() {
+  CaptureEnvironment();
+  // Sections whose Landlock rulesets no one stacked (shim/layers.h): the
+  // policy is loaded now, before main and any thread of the program's, so
+  // that the rulesets hold the whole process. Otherwise loading stays lazy.
+  const char* chain = g_present[kPrograms] ? g_captured[kPrograms] : "";
+  const char* held = g_present[kLandlocked] ? g_captured[kLandlocked] : "";
+  if (g_present[kLandlock] && std::atoi(g_captured[kLandlock]) > 0 &&
+      std::strcmp(chain, held) != 0) {
+    GetConfig();
+  }
+}
+
 const char* Captured(const char* name) {
   for (int i = 0; i < kNumVariables; ++i) {
     if (std::strcmp(kVariables[i], name) == 0) {
@@ -202,6 +219,24 @@ const char* Captured(const char* name) {
     }
   }
   return nullptr;
+}
+
+// The Landlock rulesets of the sections in `chain` this process does not
+// hold yet, stacked now; empty, or why they could not be (then the shim
+// refuses every call: the section promised the kernel's floor).
+std::string StackMissingLayers(const Config& c, const Engine& engine) {
+  const std::vector<int>& chain = engine.chain();
+  if (c.landlock_abi <= 0 || chain.empty()) return "";
+  const Policy& policy = engine.policy();
+  const char* held = Captured("KLAUNCH_LANDLOCKED");
+  const std::vector<int> missing =
+      SectionsNotHeld(policy, chain, held != nullptr ? held : "");
+  const std::string why = StackSectionLayers(policy, missing, c.landlock_abi,
+                                             c.policy_file, c.shim_path,
+                                             c.audit_log);
+  if (why.empty()) return "";
+  return "the Landlock rulesets of this program's sections could not be "
+         "stacked: " + why;
 }
 
 void Initialise() {
@@ -226,9 +261,11 @@ void Initialise() {
   if (const char* abi = Captured("KLAUNCH_LANDLOCK")) {
     c->landlock_abi = std::atoi(abi);
   }
-  for (const char* name : kVariables) {
-    if (const char* v = Captured(name)) {
-      c->inject.push_back(std::string(name) + "=" + v);
+  for (int i = 0; i < kNumVariables; ++i) {
+    // The chains are each child's own (shim/exec.cc).
+    if (i == kPrograms || i == kLandlocked) continue;
+    if (const char* v = Captured(kVariables[i])) {
+      c->inject.push_back(std::string(kVariables[i]) + "=" + v);
     }
   }
   std::string text;
@@ -255,8 +292,11 @@ void Initialise() {
                         std::string("KLAUNCH_PROGRAMS names no program "
                                     "sections of the policy: ") +
                         programs);
-        if (!narrowed.ok()) {
-          c->error = std::string(narrowed.status().message());
+        const std::string why =
+            narrowed.ok() ? StackMissingLayers(*c, *narrowed)
+                          : std::string(narrowed.status().message());
+        if (!why.empty()) {
+          c->error = why;
         } else {
           c->engine = new Engine(*std::move(narrowed));
           c->chain = ChainText(c->engine->chain());

@@ -10,6 +10,8 @@
 //   KLAUNCH_CGROUP       the run's cgroup (launcher/chain_cgroups.h): the
 //                        chain of this process's cgroup below it is added
 //                        to KLAUNCH_PROGRAMS's
+//   KLAUNCH_LANDLOCKED   the sections whose Landlock rulesets this process
+//                        holds; those it lacks are stacked (shim/layers.h)
 //
 // The values are captured at initialisation and handed to every exec from
 // that copy, so a program that edits its own environment cannot loosen what
@@ -17,9 +19,10 @@
 // every judged call is refused, naming the reason.
 //
 // The variables are copied by a constructor that does nothing else (no
-// allocation, no lock); loading the policy is lazy (the first judged call,
-// or fork), runs once, and is the only place the shim allocates outside a
-// judgement.
+// allocation, no lock) but in a process whose sections' Landlock rulesets
+// are missing: it loads the policy and stacks them before main. Otherwise
+// loading the policy is lazy (the first judged call, or fork), runs once,
+// and is the only place the shim allocates outside a judgement.
 
 #ifndef KLAUNCH_SHIM_STATE_H_
 #define KLAUNCH_SHIM_STATE_H_

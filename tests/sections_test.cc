@@ -104,6 +104,23 @@ class Sections : public ::testing::Test {
     return RunProcess(argv, o);
   }
 
+  // klaunch [flags] -- python3 SCRIPT, with ws/bin first on PATH.
+  ProcessResult RunPython(const std::string& policy, const std::string& script,
+                          const std::vector<std::string>& flags = {}) const {
+    std::vector<std::string> argv = {RequiredEnv("KLAUNCH_BIN"), "--policy",
+                                     policy, "--log", dir_.Path("audit.jsonl")};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    for (const std::string& a : {std::string("--"),
+                                 std::string("/usr/bin/python3"), script}) {
+      argv.push_back(a);
+    }
+    ProcessOptions o;
+    o.cwd = dir_.Path("ws");
+    o.env = {"PATH=" + Ws("bin") + ":/usr/bin:/bin", "HOME=" + dir_.path(),
+             "XDG_STATE_HOME=" + dir_.Path("state")};
+    return RunProcess(argv, o);
+  }
+
   // The toucher built static (no shim: the supervisor judges it) as
   // ws/static/NAME.
   void BuildStaticToucher(const std::string& name) const {
@@ -113,6 +130,16 @@ class Sections : public ::testing::Test {
          Ws("static/" + name),
          RequiredEnv("KLAUNCH_TEST_PROGRAMS") + "/toucher.c"});
     ASSERT_EQ(built.exit_code, 0) << built.err;
+  }
+
+  // The seccomp layer's attacker (tests/programs/attacker.c), dynamic, as
+  // ws/bin/curl (in curl's section) and ws/bin/attacker (in none).
+  void BuildAttacker() const {
+    const ProcessResult built = RunProcess(
+        {"/usr/bin/gcc", "-O1", "-o", Ws("bin/curl"),
+         RequiredEnv("KLAUNCH_TEST_PROGRAMS") + "/attacker.c"});
+    ASSERT_EQ(built.exit_code, 0) << built.err;
+    RunProcess({"/bin/cp", Ws("bin/curl"), Ws("bin/attacker")});
   }
 
   std::string Port() const { return std::to_string(listener_.port()); }
@@ -365,11 +392,7 @@ TEST_F(Sections, AProgramInsideASectionMaySignalItsParent) {
 // the section's files. The same attacker under a name no section has writes.
 TEST_F(Sections, AForgedTagInsideASectionMeetsTheSectionsLandlockRuleset) {
   if (LandlockAbiOfThisKernel() == 0) GTEST_SKIP() << "this kernel has no Landlock";
-  const ProcessResult built = RunProcess(
-      {"/usr/bin/gcc", "-O1", "-o", Ws("bin/curl"),
-       RequiredEnv("KLAUNCH_TEST_PROGRAMS") + "/attacker.c"});
-  ASSERT_EQ(built.exit_code, 0) << built.err;
-  RunProcess({"/bin/cp", Ws("bin/curl"), Ws("bin/attacker")});
+  ASSERT_NO_FATAL_FAILURE(BuildAttacker());
   // The attacker finds the cookie by trying it on a file only a deny entry
   // keeps it from.
   const std::string denied = dir_.Write("ws/denied.txt", "x");
@@ -394,6 +417,69 @@ TEST_F(Sections, AForgedTagInsideASectionMeetsTheSectionsLandlockRuleset) {
   const ProcessResult cmd = RunProcess(argv, o);
   ASSERT_THAT(cmd.out, HasSubstr("forge: found the cookie")) << cmd.err;
   EXPECT_FALSE(Exists(Ws("as-cmd.txt"))) << cmd.out;
+}
+
+// The same attacker started by posix_spawn (glibc execs inside the spawned
+// child, where the shim cannot stack a ruleset), and under a shell that
+// system() runs where the policy has a section for sh: the program's shim
+// stacks the rulesets its chain lacks as it starts, before main, so the
+// forged tag still meets Landlock.
+TEST_F(Sections, AProgramStartedByPosixSpawnOrSystemStillMeetsItsSectionsRuleset) {
+  if (LandlockAbiOfThisKernel() == 0) GTEST_SKIP() << "this kernel has no Landlock";
+  ASSERT_NO_FATAL_FAILURE(BuildAttacker());
+  const std::string denied = dir_.Write("ws/denied.txt", "x");
+  const std::string policy = Policy(Cat(
+      "[programs.\"sh\"]\nfilesystem.workspace_writable = false\n"
+      "filesystem.write = []\n[filesystem]\ndeny = [\"", denied, "\"]\n"));
+  const std::string script = dir_.Write(
+      "ws/spawn.py",
+      Cat("import os\n"
+          "argv = ['curl', 'forge', '", denied, "', '", Ws("by-spawn.txt"),
+          "', '", Port(), "']\n"
+          "os.waitpid(os.posix_spawn('", Ws("bin/curl"), "', argv, os.environ), 0)\n"
+          "os.system('attacker forge ", denied, " ", Ws("by-system.txt"), " ",
+          Port(), "')\n"
+          "argv = ['attacker', 'forge', '", denied, "', '",
+          Ws("by-attacker.txt"), "', '", Port(), "']\n"
+          "os.waitpid(os.posix_spawn('", Ws("bin/attacker"), "', argv, os.environ), 0)\n"));
+  // python3 is CMD: a shell as CMD would be in sh's section already.
+  const ProcessResult r = RunPython(policy, script);
+  ASSERT_EQ(Count(r.out, "forge: found the cookie"), 3u) << r.out << r.err;
+  EXPECT_FALSE(Exists(Ws("by-spawn.txt"))) << r.out;
+  EXPECT_FALSE(Exists(Ws("by-system.txt"))) << r.out;
+  EXPECT_EQ(Count(r.out, "forge write: Permission denied"), 2u) << r.out;
+  EXPECT_TRUE(Exists(Ws("by-attacker.txt"))) << r.out;
+}
+
+// libc's system() and popen() run /bin/sh in a child the shim never runs
+// in: the shim enters the shell's section before libc starts it, so that
+// the shell's own shim narrows it with no supervisor to say so
+// (--no-seccomp) and no Landlock (--no-landlock). (Python's os.popen is
+// subprocess; ctypes reaches libc's popen.)
+TEST_F(Sections, TheShellSystemAndPopenRunEntersItsSection) {
+  const std::string policy = Policy(
+      "[programs.\"sh\"]\nfilesystem.workspace_writable = false\n"
+      "filesystem.write = []\n");
+  const std::string script = dir_.Write(
+      "ws/shell.py",
+      Cat("import ctypes, os\n"
+          "os.system('toucher create:", Ws("by-system.txt"), "')\n"
+          "libc = ctypes.CDLL(None)\n"
+          "libc.popen.restype = ctypes.c_void_p\n"
+          "libc.pclose.argtypes = [ctypes.c_void_p]\n"
+          "libc.pclose(libc.popen(b'toucher create:", Ws("by-popen.txt"),
+          "', b'w'))\n"
+          "os.waitpid(os.posix_spawn('", Ws("bin/toucher"),
+          "', ['toucher', 'create:", Ws("by-spawn.txt"), "'], os.environ), 0)\n"));
+  const ProcessResult r =
+      RunPython(policy, script, {"--no-seccomp", "--no-landlock"});
+  EXPECT_FALSE(Exists(Ws("by-system.txt"))) << r.out << r.err;
+  EXPECT_FALSE(Exists(Ws("by-popen.txt"))) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("create " + Ws("by-popen.txt") + ": error"));
+  EXPECT_THAT(r.out, HasSubstr("create " + Ws("by-system.txt") + ": error"));
+  EXPECT_EQ(Count(Log(), "\"rule\":\"programs.\\\"sh\\\"\""), 2u) << Log();
+  // python3 itself is in no section.
+  EXPECT_TRUE(Exists(Ws("by-spawn.txt"))) << r.out << r.err;
 }
 
 // klaunch and its shim installed where only a write root of the policy

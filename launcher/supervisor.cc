@@ -240,10 +240,11 @@ absl::StatusOr<std::unique_ptr<Supervisor>> Supervisor::Start(
   umask(0);
   signal(SIGPIPE, SIG_IGN);
   std::unique_ptr<Supervisor> s(new Supervisor(listener, stop, settings));
-  s->receiver_ = std::thread([p = s.get()] { p->Receive(); });
-  for (int i = 0; i < 4; ++i) {
+  // The workers first: once it runs, the receiver adds to them.
+  for (size_t i = 0; i < kMinWorkers; ++i) {
     s->workers_.emplace_back([p = s.get()] { p->Work(); });
   }
+  s->receiver_ = std::thread([p = s.get()] { p->Receive(); });
   return s;
 }
 
@@ -304,11 +305,16 @@ void Supervisor::Receive() {
       return;
     }
     if (supervise::MayBlock(req.data.nr, settings_)) {
+      bool grow;
       {
         std::lock_guard<std::mutex> lock(mu_);
         queue_.push_back(req);
+        grow = queue_.size() > idle_ && workers_.size() < kMaxWorkers;
       }
       cv_.notify_one();
+      // Only this thread adds workers, and Stop joins it before it joins
+      // them.
+      if (grow) workers_.emplace_back([this] { Work(); });
     } else {
       Answer(req);
     }
@@ -320,7 +326,9 @@ void Supervisor::Work() {
     seccomp_notif req;
     {
       std::unique_lock<std::mutex> lock(mu_);
+      ++idle_;
       cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      --idle_;
       if (queue_.empty()) return;
       req = queue_.front();
       queue_.pop_front();

@@ -7,8 +7,10 @@
 //
 // One thread receives and answers the common calls itself (opens and
 // mutations, which never wait on anything but the filesystem); calls that
-// may wait long (a connect, a question at the terminal) go to a small pool,
-// so one waiting answer never holds up the others. The supervisor ends when
+// may wait long (a connect, a question at the terminal) go to a pool that
+// starts small and gains a thread whenever a call finds every thread busy
+// (up to kMaxWorkers), so that waiting answers, questions the person has
+// not answered yet among them, never hold up the others. The supervisor ends when
 // Stop is called or when no process uses the filter any more.
 //
 // If klaunch dies, the kernel answers every pending and later notification
@@ -48,6 +50,9 @@ class Supervisor {
   void Work();
   void Answer(const seccomp_notif& req);
 
+  static constexpr size_t kMinWorkers = 4;
+  static constexpr size_t kMaxWorkers = 64;
+
   int listener_, stop_;
   supervise::Settings settings_;
   std::thread receiver_;
@@ -55,6 +60,7 @@ class Supervisor {
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<seccomp_notif> queue_;
+  size_t idle_ = 0;  // workers waiting for a call
   bool stopping_ = false;
 };
 

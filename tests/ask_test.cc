@@ -32,10 +32,12 @@ struct PtyRun {
 };
 
 // Runs argv on a new pty; whenever the screen shows `prompt`, types the next
-// answer. Gives up after 20 s.
+// answer, but none before the screen shows `hold_until` (when given). Gives
+// up after 20 s.
 PtyRun RunOnPty(const std::vector<std::string>& argv,
                 const std::vector<std::string>& env, const std::string& cwd,
-                const std::string& prompt, std::vector<std::string> answers) {
+                const std::string& prompt, std::vector<std::string> answers,
+                const std::string& hold_until = "") {
   PtyRun result;
   int master = -1;
   pid_t pid = forkpty(&master, nullptr, nullptr, nullptr);
@@ -59,7 +61,8 @@ PtyRun RunOnPty(const std::vector<std::string>& argv,
     if (n <= 0) break;  // EIO once the last process on the pty is gone
     result.screen.append(buf, n);
     size_t at = result.screen.find(prompt, answered_upto);
-    if (at != std::string::npos && !answers.empty()) {
+    if (at != std::string::npos && !answers.empty() &&
+        result.screen.find(hold_until) != std::string::npos) {
       const std::string answer = answers.front() + "\r";
       answers.erase(answers.begin());
       ssize_t ignored = write(master, answer.data(), answer.size());
@@ -195,13 +198,15 @@ class AskedWrites : public ::testing::Test {
   }
   PtyRun Run(const std::vector<std::string>& command,
              std::vector<std::string> answers,
-             const std::vector<std::string>& options = {}) {
+             const std::vector<std::string>& options = {},
+             const std::string& hold_until = "") {
     std::vector<std::string> argv = {RequiredEnv("KLAUNCH_BIN"), "--policy",
                                      policy_, "--log", Log()};
     argv.insert(argv.end(), options.begin(), options.end());
     argv.push_back("--");
     argv.insert(argv.end(), command.begin(), command.end());
-    return RunOnPty(argv, Env(), dir_.Path("ws"), kPrompt, std::move(answers));
+    return RunOnPty(argv, Env(), dir_.Path("ws"), kPrompt, std::move(answers),
+                    hold_until);
   }
   std::string Log() const { return dir_.Path("audit.jsonl"); }
   static size_t Count(const std::string& text, const std::string& what) {
@@ -229,6 +234,31 @@ TEST_F(AskedWrites, AYesAdmitsThatPathForTheRestOfTheRunAskingOnce) {
   EXPECT_THAT(r.screen, HasSubstr("append " + out + ": ok")) << r.screen;
   EXPECT_THAT(r.screen, HasSubstr("finished"));
   EXPECT_EQ(ReadFile(out).substr(0, 8), "one\ntwo\n");
+  EXPECT_EQ(r.exit_code, 0) << r.screen;
+}
+
+// Static programs' questions wait in the supervisor, one shown at a time,
+// the rest behind it. Six of them waiting at once (more than the threads
+// the supervisor starts with) must not hold up a seventh program that asks
+// nothing: none is answered until it has run.
+TEST_F(AskedWrites, QuestionsAwaitingAnAnswerHoldUpNoOtherCall) {
+  const std::string readme = dir_.Write("ws/readme", "x");
+  std::string script;
+  for (int i = 0; i < 6; ++i) {
+    script += Static() + " create:" + Ws("q" + std::to_string(i)) + " & ";
+  }
+  // Time for the six to reach their questions; were they slower, the
+  // seventh would merely run unhindered sooner.
+  script += "sleep 2; " + Static() + " read:" + readme +
+            " && echo bystander-done; wait";
+  PtyRun r = Run({"/bin/sh", "-c", script}, std::vector<std::string>(6, "n"),
+                 {}, "bystander-done");
+  EXPECT_THAT(r.screen, HasSubstr("read " + readme + ": ok")) << r.screen;
+  EXPECT_THAT(r.screen, HasSubstr("bystander-done"));
+  EXPECT_EQ(Count(r.screen, kPrompt), 6u) << r.screen;
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_FALSE(Exists(Ws("q" + std::to_string(i)))) << r.screen;
+  }
   EXPECT_EQ(r.exit_code, 0) << r.screen;
 }
 

@@ -57,6 +57,41 @@ std::string TomlQuote(absl::string_view text) {
   return out;
 }
 
+void AppendProgramSections(std::string* out, const Policy& p) {
+  for (const ProgramSection& ps : p.programs) {
+    const std::string head = absl::StrCat("\n[", ps.key);
+    absl::StrAppend(out, head, ".filesystem]\n");
+    if (ps.read) AppendList(out, "read", *ps.read);
+    if (ps.write) AppendList(out, "write", *ps.write);
+    AppendList(out, "deny", ps.deny);
+    if (ps.workspace_writable) {
+      absl::StrAppend(out, "workspace_writable = ",
+                      *ps.workspace_writable ? "true" : "false", "\n");
+    }
+    if (ps.unlisted_writes) {
+      absl::StrAppend(out, "unlisted_writes = ",
+                      TomlQuote(UnlistedName(*ps.unlisted_writes)), "\n");
+    }
+    absl::StrAppend(out, head, ".commands]\n");
+    if (ps.allow_prefixes) AppendList(out, "allow_prefixes", *ps.allow_prefixes);
+    if (ps.allow) AppendList(out, "allow", *ps.allow);
+    if (ps.allow_patterns) AppendList(out, "allow_patterns", *ps.allow_patterns);
+    AppendList(out, "deny", ps.command_deny);
+    if (ps.unlisted) {
+      absl::StrAppend(out, "unlisted = ", TomlQuote(UnlistedName(*ps.unlisted)),
+                      "\n");
+    }
+    absl::StrAppend(out, head, ".network]\n");
+    if (ps.network_allow) AppendList(out, "allow", *ps.network_allow);
+    if (ps.unix_abstract) {
+      absl::StrAppend(out, "unix_abstract = ",
+                      *ps.unix_abstract ? "true" : "false", "\n");
+    }
+    absl::StrAppend(out, head, ".env]\n");
+    if (ps.env_keep) AppendList(out, "keep", *ps.env_keep);
+  }
+}
+
 std::string EffectiveToml(const Policy& p) {
   std::string out = absl::StrCat(
       "# Effective policy: preset \"", p.base,
@@ -88,38 +123,7 @@ std::string EffectiveToml(const Policy& p) {
   absl::StrAppend(&out, p.env.set.empty() ? "}\n" : " }\n");
   absl::StrAppend(&out, "\n[system]\n");
   AppendList(&out, "allow", p.system.allow);
-  for (const ProgramSection& ps : p.programs) {
-    const std::string head = absl::StrCat("\n[", ps.key);
-    absl::StrAppend(&out, head, ".filesystem]\n");
-    if (ps.read) AppendList(&out, "read", *ps.read);
-    if (ps.write) AppendList(&out, "write", *ps.write);
-    AppendList(&out, "deny", ps.deny);
-    if (ps.workspace_writable) {
-      absl::StrAppend(&out, "workspace_writable = ",
-                      *ps.workspace_writable ? "true" : "false", "\n");
-    }
-    if (ps.unlisted_writes) {
-      absl::StrAppend(&out, "unlisted_writes = ",
-                      TomlQuote(UnlistedName(*ps.unlisted_writes)), "\n");
-    }
-    absl::StrAppend(&out, head, ".commands]\n");
-    if (ps.allow_prefixes) AppendList(&out, "allow_prefixes", *ps.allow_prefixes);
-    if (ps.allow) AppendList(&out, "allow", *ps.allow);
-    if (ps.allow_patterns) AppendList(&out, "allow_patterns", *ps.allow_patterns);
-    AppendList(&out, "deny", ps.command_deny);
-    if (ps.unlisted) {
-      absl::StrAppend(&out, "unlisted = ", TomlQuote(UnlistedName(*ps.unlisted)),
-                      "\n");
-    }
-    absl::StrAppend(&out, head, ".network]\n");
-    if (ps.network_allow) AppendList(&out, "allow", *ps.network_allow);
-    if (ps.unix_abstract) {
-      absl::StrAppend(&out, "unix_abstract = ",
-                      *ps.unix_abstract ? "true" : "false", "\n");
-    }
-    absl::StrAppend(&out, head, ".env]\n");
-    if (ps.env_keep) AppendList(&out, "keep", *ps.env_keep);
-  }
+  AppendProgramSections(&out, p);
   if (!p.klaunch.read_only.empty()) {
     absl::StrAppend(&out, "\n[klaunch]\n");
     AppendList(&out, "read_only", p.klaunch.read_only);

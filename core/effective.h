@@ -18,6 +18,10 @@ namespace klaunch {
 
 std::string EffectiveToml(const Policy& policy);
 
+// Appends `policy`'s program sections, as the effective form writes them
+// (a table per section and key group, paths as loaded), to `out`.
+void AppendProgramSections(std::string* out, const Policy& policy);
+
 // A TOML basic string literal holding `text`, quotes included.
 std::string TomlQuote(absl::string_view text);
 

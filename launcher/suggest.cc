@@ -101,6 +101,12 @@ void AppendList(std::string* out, const std::string& name,
   absl::StrAppend(out, "]\n");
 }
 
+// A record of a write or a command the person admitted at the terminal
+// (launcher/ask_server.h): the next run need not ask.
+bool IsTerminalYes(const AuditEvent& e) {
+  return e.verdict == "allow" && e.rule == "terminal";
+}
+
 bool IsUser(const std::vector<Entry>& entries) {
   for (const Entry& e : entries) {
     if (e.preset.empty()) return true;
@@ -114,20 +120,36 @@ std::string SuggestPolicy(const Policy& base,
                           const std::vector<AuditEvent>& events) {
   std::map<std::string, int> reads, writes, connects;
   std::map<std::string, std::map<std::string, int>> commands;
-  std::map<std::string, int> kept_denials;
+  std::map<std::string, int> kept_denials, by_sections;
   int abstract = 0;
   for (const AuditEvent& e : events) {
-    if (e.verdict != "deny" && e.verdict != "would_deny") continue;
+    const bool yes = IsTerminalYes(e);
+    if (!yes && e.verdict != "deny" && e.verdict != "would_deny") continue;
     if (absl::StartsWith(e.rule, "filesystem.deny") ||
         absl::StartsWith(e.rule, "commands.deny")) {
       ++kept_denials[absl::StrCat(e.target, " (", e.rule, ")")];
+      continue;
+    }
+    // A section only narrows: what one refused, the policy already admits,
+    // and widening the policy would not admit it. Nor is a section widened
+    // for what was admitted at the terminal inside it.
+    if (absl::StartsWith(e.rule, "programs.")) {
+      ++by_sections[absl::StrCat(e.target, " (", e.access, ", refused by ",
+                                 e.rule, ")")];
+      continue;
+    }
+    if (yes && !e.program.empty()) {
+      ++by_sections[absl::StrCat(e.target, " (", e.access,
+                                 ", admitted at the terminal under programs.\"",
+                                 e.program, "\")")];
       continue;
     }
     if (e.rule == "network.unix_abstract") {
       ++abstract;
     } else if (e.access == "connect") {
       ++connects[e.target];
-    } else if (e.access == "exec" && absl::StartsWith(e.rule, "commands.")) {
+    } else if (e.access == "exec" &&
+               (yes || absl::StartsWith(e.rule, "commands."))) {
       // A program the rules named by bare name but that lies in a writable
       // root is named by its path instead.
       std::string line =
@@ -149,11 +171,22 @@ std::string SuggestPolicy(const Policy& base,
 
   std::string out =
       "# Suggested by klaunch suggest from an audit log: the base policy plus\n"
-      "# the narrowest entries that admit what was refused. Review it.\n"
+      "# the narrowest entries that admit what was refused or admitted at\n"
+      "# the terminal. Review it.\n"
       "version = 1\n";
   absl::StrAppend(&out, "extends = ", TomlQuote(base.base), "\n");
+  if (base.mode != Mode::kEnforce) {
+    absl::StrAppend(&out, "mode = ", TomlQuote(ModeName(base.mode)), "\n");
+  }
   absl::StrAppend(&out, "\n[filesystem]\nworkspace = ",
-                  TomlQuote(base.filesystem.workspace.value), "\n");
+                  TomlQuote(base.filesystem.workspace.value),
+                  "\nworkspace_writable = ",
+                  base.filesystem.workspace_writable ? "true" : "false", "\n");
+  if (base.filesystem.unlisted_writes != Unlisted::kDeny) {
+    absl::StrAppend(&out, "unlisted_writes = ",
+                    TomlQuote(UnlistedName(base.filesystem.unlisted_writes)),
+                    "\n");
+  }
   AppendList(&out, "read", base.filesystem.read, CollapsePaths(reads));
   AppendList(&out, "write", base.filesystem.write, CollapsePaths(writes));
   if (IsUser(base.filesystem.deny)) {
@@ -187,6 +220,19 @@ std::string SuggestPolicy(const Policy& base,
                         " = ", TomlQuote(base.env.set[i].second));
       }
       out += " }\n";
+    }
+  }
+  if (IsUser(base.system.allow)) {
+    out += "\n[system]\n";
+    AppendList(&out, "allow", base.system.allow, {});
+  }
+  // The base's program sections, whole: the suggestion never drops one.
+  AppendProgramSections(&out, base);
+  if (!by_sections.empty()) {
+    out += "\n# Decided inside program sections, which this suggestion does not "
+           "widen\n# (edit the section to admit them):\n";
+    for (const auto& [what, n] : by_sections) {
+      absl::StrAppend(&out, "#   ", what, " x", n, "\n");
     }
   }
   if (!kept_denials.empty()) {
@@ -231,7 +277,8 @@ int RunSuggest(const std::vector<std::string>& args) {
                    line_no);
       return 2;
     }
-    if (e->verdict == "deny" || e->verdict == "would_deny") {
+    if (e->verdict == "deny" || e->verdict == "would_deny" ||
+        IsTerminalYes(*e)) {
       events.push_back(*std::move(e));
     }
   }

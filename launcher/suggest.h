@@ -1,6 +1,7 @@
 // `klaunch suggest AUDIT.jsonl [--base FILE]`: a policy learned from a dry
 // run. It extends the base (the workspace-write preset without one) with the
-// narrowest entries that admit every recorded refusal:
+// narrowest entries that admit every recorded refusal (and every write or
+// command admitted at the terminal):
 //
 //   - paths: the file itself, or its directory once three or more refused
 //     paths share it (never `/` nor a top-level directory such as /etc);
@@ -11,9 +12,14 @@
 //   - connects: `host:port` as the program asked for it;
 //   - abstract Unix sockets: unix_abstract = true.
 //
-// Refusals by `deny` entries are not undone: they are listed in a comment.
-// Every added line says how many events it covers. The result is valid
-// under `klaunch check`.
+// A write or a command the person admitted at the terminal (an "allow"
+// record, rule "terminal") is added as a refusal would be, so the next run
+// asks nothing. Refusals by `deny` entries are not undone, nor are program
+// sections widened (for what they refused or what was admitted inside
+// them): both are listed in comments. Everything else of the base is kept:
+// its mode, workspace_writable, unlisted_writes, [system] and every
+// [programs."NAME"] section. Every added line says how many events it
+// covers. The result is valid under `klaunch check`.
 
 #ifndef KLAUNCH_LAUNCHER_SUGGEST_H_
 #define KLAUNCH_LAUNCHER_SUGGEST_H_

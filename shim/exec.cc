@@ -132,6 +132,22 @@ class ChildEnv {
   std::vector<char*> ptrs_;
 };
 
+// Sets KLAUNCH_PROGRAMS and KLAUNCH_LANDLOCKED in `environ` as ChildEnv
+// would hand them to a child, each unset when it has nothing to say.
+void PutChainVariables(const std::vector<int>& chain,
+                       const std::vector<int>& landlocked) {
+  std::string programs, held;
+  ChainVariables(chain, landlocked, &programs, &held);
+  for (const char* name : {"KLAUNCH_PROGRAMS", "KLAUNCH_LANDLOCKED"}) {
+    unsetenv(name);
+  }
+  for (const std::string* var : {&programs, &held}) {
+    if (var->empty()) continue;
+    const size_t eq = var->find('=');
+    setenv(var->substr(0, eq).c_str(), var->c_str() + eq + 1, 1);
+  }
+}
+
 // Makes this process's `environ` what ChildEnv would hand a child, before
 // libc runs a shell with it (system, popen read `environ`). Every LD_PRELOAD
 // and KLAUNCH_* entry goes, duplicates included, then the shim's come back.
@@ -150,13 +166,7 @@ void RestoreEnviron(const std::vector<int>& chain,
     }
   }
   for (const std::string& name : names) unsetenv(name.c_str());
-  std::string programs, held;
-  ChainVariables(chain, landlocked, &programs, &held);
-  for (const std::string* var : {&programs, &held}) {
-    if (var->empty()) continue;
-    const size_t eq = var->find('=');
-    setenv(var->substr(0, eq).c_str(), var->c_str() + eq + 1, 1);
-  }
+  PutChainVariables(chain, landlocked);
   for (const std::string& var : c.inject) {
     const size_t eq = var.find('=');
     setenv(var.substr(0, eq).c_str(), var.c_str() + eq + 1, 1);
@@ -580,6 +590,15 @@ bool AllowShell(const char* op, const char* command) {
   return true;
 }
 
+// Once libc started the shell: `environ` names this process's own chain
+// again, not the shell's, for what the program execs without the shim.
+void ForgetShellsChain() {
+  const int saved = errno;
+  const std::vector<int> own = ChainOfThisProcess();
+  PutChainVariables(own, own);
+  errno = saved;
+}
+
 }  // namespace
 }  // namespace klaunch::shim
 
@@ -647,7 +666,9 @@ KL_EXPORT int system(const char* command) {
   if (!AllowShell("system", command)) {
     return 127 << 8;  // as though the shell could not be run
   }
-  return KL_REAL(system)(command);
+  const int r = KL_REAL(system)(command);
+  ForgetShellsChain();
+  return r;
 }
 
 KL_EXPORT FILE* popen(const char* command, const char* type) {
@@ -655,7 +676,9 @@ KL_EXPORT FILE* popen(const char* command, const char* type) {
     return KL_REAL(popen)(command, type);
   }
   if (!AllowShell("popen", command)) return nullptr;
-  return KL_REAL(popen)(command, type);
+  FILE* f = KL_REAL(popen)(command, type);
+  ForgetShellsChain();
+  return f;
 }
 
 // fork and vfork: initialise first, so no child ever initialises between

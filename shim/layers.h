@@ -7,8 +7,8 @@
 //
 // KLAUNCH_LANDLOCKED names the chain whose rulesets a process holds; what
 // it lacks of KLAUNCH_PROGRAMS is stacked (SectionsNotHeld,
-// core/programs.h). A program that forges it with a direct exec gains
-// nothing the shim and the supervisor do not still refuse.
+// core/programs.h). A program that forges it with a direct exec leaves its
+// child its own rulesets (they are inherited), never fewer.
 //
 // Not here: the policy's own ruleset and CMD's sections (klaunch applies
 // them before it runs CMD), the plans (core/landlock.h).

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include <atomic>
+#include <cstdint>
 #include <cstring>
 
 #include "core/loader.h"
@@ -81,6 +82,9 @@ constexpr int kLandlocked = 8;  // KLAUNCH_LANDLOCKED
 char g_captured[kNumVariables][4096];
 bool g_present[kNumVariables];
 bool g_capture_done = false;
+// Set when the process lacks its sections' Landlock rulesets and already
+// runs a thread besides this one (CaptureEnvironment).
+bool g_early_threads = false;
 
 // Asks the seccomp supervisor for the cookie (core/seccomp_tag.h), naming
 // the chain of program sections this shim will judge under, which the
@@ -171,6 +175,35 @@ void AddCgroupChain() {
   }
 }
 
+// False only when this process is known to run one thread: the entries of
+// /proc/self/task. Raw calls and a static buffer, as in the constructor.
+bool MayHaveOtherThreads() {
+  const long fd = sys_openat(AT_FDCWD, "/proc/self/task",
+                             O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+  if (fd < 0) return true;
+  struct Dirent64 {
+    uint64_t ino;
+    int64_t off;
+    unsigned short reclen;
+    unsigned char type;
+    char name[1];
+  };
+  alignas(8) static char buf[4096];
+  int tasks = 0;
+  while (true) {
+    const long n = sys(SYS_getdents64, fd, buf, sizeof(buf));
+    if (n < 0) tasks = 2;  // unknown: as though many
+    if (n <= 0) break;
+    for (long at = 0; at < n;) {
+      const auto* d = reinterpret_cast<const Dirent64*>(buf + at);
+      if (d->name[0] != '.') ++tasks;
+      at += d->reclen;
+    }
+  }
+  sys_close(fd);
+  return tasks != 1;
+}
+
 // Also called by Initialise: another library's constructor may make the
 // first judged call before the shim's constructor has run.
 void CaptureEnvironment() {
@@ -191,10 +224,31 @@ void CaptureEnvironment() {
     return g_present[kPrograms] ? g_captured[kPrograms] : "";
   };
   const bool more = g_present[kCgroup];
+  // The Landlock rulesets a process lacks (StackMissingLayers) bind only
+  // the thread that stacks them. A thread an earlier library constructor
+  // started would have neither them nor a shim that may trust it: such a
+  // process gets no cookie (the supervisor judges each of its calls) and
+  // the shim refuses its every call. Checked before the cookie is in
+  // memory, where that thread could read it.
+  const char* held = g_present[kLandlocked] ? g_captured[kLandlocked] : "";
+  const bool landlock =
+      g_present[kLandlock] && std::atoi(g_captured[kLandlock]) > 0;
+  const auto early = [&] {
+    return landlock && std::strcmp(chain(), held) != 0 &&
+           MayHaveOtherThreads();
+  };
+  if (early()) {
+    g_early_threads = true;
+    return;
+  }
   if (FetchCookie(chain(), static_cast<long>(std::strlen(chain())), !more) ==
           -EPERM &&
       more) {
     AddCgroupChain();
+    if (early()) {
+      g_early_threads = true;
+      return;
+    }
     FetchCookie(chain(), static_cast<long>(std::strlen(chain())), true);
   }
 }
@@ -202,8 +256,9 @@ void CaptureEnvironment() {
 __attribute__((constructor)) void StartShim() {
   CaptureEnvironment();
   // Sections whose Landlock rulesets no one stacked (shim/layers.h): the
-  // policy is loaded now, before main and any thread of the program's, so
-  // that the rulesets hold the whole process. Otherwise loading stays lazy.
+  // policy is loaded now, before main, while this is the only thread
+  // (CaptureEnvironment made sure), so that the rulesets hold the whole
+  // process. Otherwise loading stays lazy.
   const char* chain = g_present[kPrograms] ? g_captured[kPrograms] : "";
   const char* held = g_present[kLandlocked] ? g_captured[kLandlocked] : "";
   if (g_present[kLandlock] && std::atoi(g_captured[kLandlock]) > 0 &&
@@ -269,7 +324,14 @@ void Initialise() {
     }
   }
   std::string text;
-  if (policy == nullptr || *policy == '\0') {
+  // Set where the shim refuses every call for want of Landlock rulesets.
+  bool no_cookie = g_early_threads;
+  if (g_early_threads) {
+    c->error =
+        "this program started a thread before the shim could stack its "
+        "program sections' Landlock rulesets, which would not hold that "
+        "thread";
+  } else if (policy == nullptr || *policy == '\0') {
     c->error = "KLAUNCH_POLICY_FILE is not set";
   } else if (ReadPolicy(policy, &text, &c->error)) {
     // The effective form is absolute throughout; the context is unused.
@@ -296,6 +358,9 @@ void Initialise() {
             narrowed.ok() ? StackMissingLayers(*c, *narrowed)
                           : std::string(narrowed.status().message());
         if (!why.empty()) {
+          // Past the shim, the cookie would skip the supervisor too.
+          g_cookie = 0;
+          no_cookie = true;
           c->error = why;
         } else {
           c->engine = new Engine(*std::move(narrowed));
@@ -304,6 +369,13 @@ void Initialise() {
         }
       }
     }
+  }
+  if (no_cookie) {
+    // Without the cookie its records cannot reach the audit log (which is
+    // denied to the program): the reason goes to stderr too, once.
+    const std::string line = "klaunch shim: " + c->exe + ": " + c->error +
+                             "; every call is refused\n";
+    sys(SYS_write, 2, line.data(), line.size());
   }
   t_in_shim = outer;
   g_config.store(c, std::memory_order_release);

@@ -451,6 +451,43 @@ TEST_F(Sections, AProgramStartedByPosixSpawnOrSystemStillMeetsItsSectionsRuleset
   EXPECT_TRUE(Exists(Ws("by-attacker.txt"))) << r.out;
 }
 
+// Landlock binds the thread that stacks a ruleset. A program started by
+// posix_spawn into curl's section whose own library started a thread
+// before the shim's constructor ran: that thread, holding none of the
+// section's rulesets, hunts for the cookie. The shim checks for threads
+// before the cookie is in memory and gives it none. The same program in no
+// section finds the cookie and writes: the attack is real.
+TEST_F(Sections, AThreadStartedBeforeTheShimCannotEscapeItsSection) {
+  if (LandlockAbiOfThisKernel() == 0) GTEST_SKIP() << "this kernel has no Landlock";
+  const std::string programs = RequiredEnv("KLAUNCH_TEST_PROGRAMS");
+  const ProcessResult lib = RunProcess(
+      {"/usr/bin/gcc", "-O1", "-DEARLY_LIB", "-shared", "-fPIC", "-o",
+       Ws("bin/libearly.so"), programs + "/early_thread.c", "-lpthread"});
+  ASSERT_EQ(lib.exit_code, 0) << lib.err;
+  const ProcessResult built = RunProcess(
+      {"/usr/bin/gcc", "-O1", "-o", Ws("bin/curl"),
+       programs + "/early_thread.c", "-Dmain=attacker_main",
+       programs + "/attacker.c", "-L" + Ws("bin"), "-learly",
+       "-Wl,-rpath," + Ws("bin"), "-lpthread"});
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  RunProcess({"/bin/cp", Ws("bin/curl"), Ws("bin/attacker")});
+  const std::string denied = dir_.Write("ws/denied.txt", "x");
+  const std::string policy =
+      Policy(Cat("[filesystem]\ndeny = [\"", denied, "\"]\n"));
+  std::string script = "import os\n";
+  for (const char* name : {"curl", "attacker"}) {
+    script += Cat("os.waitpid(os.posix_spawn('", Ws(std::string("bin/") + name),
+                  "', ['", name, "', 'forge', '", denied, "', '",
+                  Ws(std::string("by-") + name + ".txt"), "', '", Port(),
+                  "'], os.environ), 0)\n");
+  }
+  const ProcessResult r = RunPython(policy, dir_.Write("ws/early.py", script));
+  EXPECT_TRUE(Exists(Ws("by-attacker.txt"))) << r.out << r.err;
+  EXPECT_FALSE(Exists(Ws("by-curl.txt"))) << r.out << r.err;
+  EXPECT_EQ(Count(r.out, "forge write: done"), 1u) << r.out;
+  EXPECT_THAT(r.out + r.err, HasSubstr("started a thread before the shim could stack"));
+}
+
 // libc's system() and popen() run /bin/sh in a child the shim never runs
 // in: the shim enters the shell's section before libc starts it, so that
 // the shell's own shim narrows it with no supervisor to say so
@@ -469,6 +506,8 @@ TEST_F(Sections, TheShellSystemAndPopenRunEntersItsSection) {
           "libc.pclose.argtypes = [ctypes.c_void_p]\n"
           "libc.pclose(libc.popen(b'toucher create:", Ws("by-popen.txt"),
           "', b'w'))\n"
+          "libc.getenv.restype = ctypes.c_char_p\n"
+          "print('after the shell:', libc.getenv(b'KLAUNCH_PROGRAMS'))\n"
           "os.waitpid(os.posix_spawn('", Ws("bin/toucher"),
           "', ['toucher', 'create:", Ws("by-spawn.txt"), "'], os.environ), 0)\n"));
   const ProcessResult r =
@@ -478,8 +517,10 @@ TEST_F(Sections, TheShellSystemAndPopenRunEntersItsSection) {
   EXPECT_THAT(r.out, HasSubstr("create " + Ws("by-popen.txt") + ": error"));
   EXPECT_THAT(r.out, HasSubstr("create " + Ws("by-system.txt") + ": error"));
   EXPECT_EQ(Count(Log(), "\"rule\":\"programs.\\\"sh\\\"\""), 2u) << Log();
-  // python3 itself is in no section.
+  // python3 itself is in no section, nor does its environment say so once
+  // the shell has started.
   EXPECT_TRUE(Exists(Ws("by-spawn.txt"))) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("after the shell: None"));
 }
 
 // klaunch and its shim installed where only a write root of the policy

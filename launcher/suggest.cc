@@ -120,7 +120,7 @@ std::string SuggestPolicy(const Policy& base,
                           const std::vector<AuditEvent>& events) {
   std::map<std::string, int> reads, writes, connects;
   std::map<std::string, std::map<std::string, int>> commands;
-  std::map<std::string, int> kept_denials, by_sections;
+  std::map<std::string, int> kept_denials, by_sections, approved, unlearned;
   int abstract = 0;
   for (const AuditEvent& e : events) {
     const bool yes = IsTerminalYes(e);
@@ -148,8 +148,22 @@ std::string SuggestPolicy(const Policy& base,
       ++abstract;
     } else if (e.access == "connect") {
       ++connects[e.target];
-    } else if (e.access == "exec" &&
-               (yes || absl::StartsWith(e.rule, "commands."))) {
+    } else if (e.access == "exec" && yes) {
+      // Admitted once, as typed: the exact line, by the executable's path
+      // (a bare name would not reach one in a writable root). A `*` in it
+      // would be a wildcard: that one is listed, not learned.
+      const std::string line =
+          e.command.empty() ? e.target
+                            : e.target + e.command.substr(
+                                             std::min(e.command.find(' '),
+                                                      e.command.size()));
+      if (line.find('*') == std::string::npos && !e.target.empty() &&
+          e.target[0] == '/') {
+        ++approved[line];
+      } else {
+        ++unlearned[e.command];
+      }
+    } else if (e.access == "exec" && absl::StartsWith(e.rule, "commands.")) {
       // A program the rules named by bare name but that lies in a writable
       // root is named by its path instead.
       std::string line =
@@ -175,9 +189,7 @@ std::string SuggestPolicy(const Policy& base,
       "# the terminal. Review it.\n"
       "version = 1\n";
   absl::StrAppend(&out, "extends = ", TomlQuote(base.base), "\n");
-  if (base.mode != Mode::kEnforce) {
-    absl::StrAppend(&out, "mode = ", TomlQuote(ModeName(base.mode)), "\n");
-  }
+  // A learned policy enforces, whatever mode the base learned in.
   absl::StrAppend(&out, "\n[filesystem]\nworkspace = ",
                   TomlQuote(base.filesystem.workspace.value),
                   "\nworkspace_writable = ",
@@ -193,6 +205,7 @@ std::string SuggestPolicy(const Policy& base,
     AppendList(&out, "deny", base.filesystem.deny, {});
   }
   std::vector<Suggestion> command_suggestions = CollapseCommands(commands);
+  for (const auto& [line, n] : approved) command_suggestions.push_back({line, n});
   out += "\n[commands]\n";
   AppendList(&out, "allow_prefixes", base.commands.allow_prefixes, {});
   AppendList(&out, "allow", base.commands.allow, command_suggestions);
@@ -232,6 +245,13 @@ std::string SuggestPolicy(const Policy& base,
     out += "\n# Decided inside program sections, which this suggestion does not "
            "widen\n# (edit the section to admit them):\n";
     for (const auto& [what, n] : by_sections) {
+      absl::StrAppend(&out, "#   ", what, " x", n, "\n");
+    }
+  }
+  if (!unlearned.empty()) {
+    out += "\n# Admitted at the terminal, not learned (a `*` in a command line "
+           "is a\n# wildcard in a rule):\n";
+    for (const auto& [what, n] : unlearned) {
       absl::StrAppend(&out, "#   ", what, " x", n, "\n");
     }
   }

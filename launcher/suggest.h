@@ -13,13 +13,16 @@
 //   - abstract Unix sockets: unix_abstract = true.
 //
 // A write or a command the person admitted at the terminal (an "allow"
-// record, rule "terminal") is added as a refusal would be, so the next run
-// asks nothing. Refusals by `deny` entries are not undone, nor are program
-// sections widened (for what they refused or what was admitted inside
-// them): both are listed in comments. Everything else of the base is kept:
-// its mode, workspace_writable, unlisted_writes, [system] and every
-// [programs."NAME"] section. Every added line says how many events it
-// covers. The result is valid under `klaunch check`.
+// record, rule "terminal") is added so the next run asks nothing: a write
+// as a refusal would be, a command as its exact line by the executable's
+// path (never collapsed into a glob; one holding a `*` is only listed).
+// Refusals by `deny` entries are not undone, nor are program sections
+// widened (for what they refused or what was admitted inside them): both
+// are listed in comments. Everything else of the base is kept:
+// workspace_writable, unlisted_writes, [system] and every
+// [programs."NAME"] section; the result enforces, whatever the base's mode.
+// Every added line says how many events it covers. The result is valid
+// under `klaunch check`.
 
 #ifndef KLAUNCH_LAUNCHER_SUGGEST_H_
 #define KLAUNCH_LAUNCHER_SUGGEST_H_

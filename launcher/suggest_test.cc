@@ -59,11 +59,14 @@ network.allow = []
 )";
 
 TEST(Suggest, KeepsEverythingOfTheBaseItDoesNotWiden) {
-  const Policy base = MustLoad(kBase);
+  // Learned in a dry run: the base may say so; what is learned enforces.
+  const Policy base = MustLoad(std::string("mode = \"audit\"\n") + kBase);
+  ASSERT_EQ(base.mode, Mode::kAudit);
   const std::string text = SuggestPolicy(
       base, {Event("write", "/nonexistent-ws/out/a.txt", "deny",
                    "filesystem.write")});
   const Policy learned = MustLoad(text);
+  EXPECT_EQ(learned.mode, Mode::kEnforce) << text;
   EXPECT_FALSE(learned.filesystem.workspace_writable) << text;
   EXPECT_EQ(learned.filesystem.unlisted_writes, Unlisted::kAsk);
   EXPECT_EQ(learned.commands.unlisted, Unlisted::kAsk);
@@ -85,12 +88,21 @@ TEST(Suggest, WhatThePersonAdmittedAtTheTerminalIsAskedNoMore) {
       base, {Event("write", "/nonexistent-ws/out/b.txt", "allow", "terminal"),
              Event("exec", "/usr/bin/make", "allow", "terminal", "",
                    "make test"),
+             // Each admitted once: never widened into `rm *`.
+             Event("exec", "/usr/bin/rm", "allow", "terminal", "",
+                   "rm -rf build"),
+             Event("exec", "/usr/bin/rm", "allow", "terminal", "", "rm foo.o"),
+             Event("exec", "/usr/bin/rm", "allow", "terminal", "", "rm *.o"),
              // An allow by a rule is no news.
              Event("read", "/usr/share/x", "allow", "filesystem.read[0]")});
   const Policy learned = MustLoad(text);
   EXPECT_TRUE(Lists(learned.filesystem.write, "/nonexistent-ws/out/b.txt"))
       << text;
-  EXPECT_TRUE(Lists(learned.commands.allow, "make test")) << text;
+  EXPECT_TRUE(Lists(learned.commands.allow, "/usr/bin/make test")) << text;
+  EXPECT_TRUE(Lists(learned.commands.allow, "/usr/bin/rm -rf build")) << text;
+  EXPECT_TRUE(Lists(learned.commands.allow, "/usr/bin/rm foo.o")) << text;
+  EXPECT_EQ(learned.commands.allow.size(), 3u) << text;
+  EXPECT_THAT(text, HasSubstr("#   rm *.o x1"));
   EXPECT_FALSE(Lists(learned.filesystem.read, "/usr/share/x")) << text;
   absl::StatusOr<Engine> engine = Engine::Create(learned);
   ASSERT_TRUE(engine.ok()) << engine.status();

@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <system_error>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -313,8 +314,14 @@ void Supervisor::Receive() {
       }
       cv_.notify_one();
       // Only this thread adds workers, and Stop joins it before it joins
-      // them.
-      if (grow) workers_.emplace_back([this] { Work(); });
+      // them. Out of threads (the program can exhaust them: it runs as the
+      // same user), the pool stays as it is.
+      if (grow) {
+        try {
+          workers_.emplace_back([this] { Work(); });
+        } catch (const std::system_error&) {
+        }
+      }
     } else {
       Answer(req);
     }

@@ -196,8 +196,7 @@ bool StackLandlock(const char* op, const char* path,
   const Config& c = GetConfig();
   if (chain.size() <= before.size()) return true;
   const std::string why = StackSectionLayers(
-      c.engine->policy(), absl::MakeConstSpan(chain).subspan(before.size()),
-      c.landlock_abi, c.policy_file, c.shim_path, c.audit_log);
+      c, c.engine->policy(), absl::MakeConstSpan(chain).subspan(before.size()));
   if (why.empty()) return true;
   return Refuse(op, path,
                 ("its program section's Landlock ruleset could not be "

@@ -3,24 +3,21 @@
 #include <cstring>
 
 #include "core/landlock.h"
-#include "shim/state.h"
 #include "shim/sys.h"
 
 namespace klaunch::shim {
 
-std::string StackSectionLayers(const Policy& policy,
-                               absl::Span<const int> sections, int abi,
-                               const std::string& policy_file,
-                               const std::string& shim_path,
-                               const std::string& audit_log) {
-  if (abi <= 0 || sections.empty()) return "";
+std::string StackSectionLayers(const Config& config, const Policy& policy,
+                               absl::Span<const int> sections) {
+  if (config.landlock_abi <= 0 || sections.empty()) return "";
   // The same extras as klaunch's own ruleset: the shim's opens of them are
   // its own, not the program's.
-  const LandlockExtras extras{{policy_file, shim_path}, {audit_log}};
+  const LandlockExtras extras{{config.policy_file, config.shim_path},
+                              {config.audit_log}};
   absl::StatusOr<std::vector<int>> fds;
   {
     InsideShim inside;
-    fds = CreateSectionRulesets(policy, sections, abi, extras);
+    fds = CreateSectionRulesets(policy, sections, config.landlock_abi, extras);
   }
   if (!fds.ok()) return std::string(fds.status().message());
   std::string why;

@@ -20,18 +20,17 @@
 
 #include "absl/types/span.h"
 #include "core/policy.h"
+#include "shim/state.h"
 
 namespace klaunch::shim {
 
 // Restricts this thread, and all it starts, with one ruleset per section of
-// `sections`, in turn. Empty on success, else why a ruleset could not be
-// made or enforced (then none after it is). Allocates: not for a signal
-// handler.
-std::string StackSectionLayers(const Policy& policy,
-                               absl::Span<const int> sections, int abi,
-                               const std::string& policy_file,
-                               const std::string& shim_path,
-                               const std::string& audit_log);
+// `sections` (of `policy`, the one `config` loaded), in turn, on the
+// Landlock ABI `config` names; nothing without one. Empty on success, else
+// why a ruleset could not be made or enforced (then none after it is).
+// Allocates: not for a signal handler.
+std::string StackSectionLayers(const Config& config, const Policy& policy,
+                               absl::Span<const int> sections);
 
 }  // namespace klaunch::shim
 

@@ -175,6 +175,16 @@ void AddCgroupChain() {
   }
 }
 
+// True when the captured variables say this process lacks Landlock rulesets
+// of its sections (KLAUNCH_PROGRAMS names more than KLAUNCH_LANDLOCKED):
+// only then does the shim load its policy in the constructor.
+bool LacksLayers() {
+  const char* chain = g_present[kPrograms] ? g_captured[kPrograms] : "";
+  const char* held = g_present[kLandlocked] ? g_captured[kLandlocked] : "";
+  return g_present[kLandlock] && std::atoi(g_captured[kLandlock]) > 0 &&
+         std::strcmp(chain, held) != 0;
+}
+
 // False only when this process is known to run one thread: the entries of
 // /proc/self/task. Raw calls and a static buffer, as in the constructor.
 bool MayHaveOtherThreads() {
@@ -230,13 +240,7 @@ void CaptureEnvironment() {
   // process gets no cookie (the supervisor judges each of its calls) and
   // the shim refuses its every call. Checked before the cookie is in
   // memory, where that thread could read it.
-  const char* held = g_present[kLandlocked] ? g_captured[kLandlocked] : "";
-  const bool landlock =
-      g_present[kLandlock] && std::atoi(g_captured[kLandlock]) > 0;
-  const auto early = [&] {
-    return landlock && std::strcmp(chain(), held) != 0 &&
-           MayHaveOtherThreads();
-  };
+  const auto early = [] { return LacksLayers() && MayHaveOtherThreads(); };
   if (early()) {
     g_early_threads = true;
     return;
@@ -259,12 +263,7 @@ __attribute__((constructor)) void StartShim() {
   // policy is loaded now, before main, while this is the only thread
   // (CaptureEnvironment made sure), so that the rulesets hold the whole
   // process. Otherwise loading stays lazy.
-  const char* chain = g_present[kPrograms] ? g_captured[kPrograms] : "";
-  const char* held = g_present[kLandlocked] ? g_captured[kLandlocked] : "";
-  if (g_present[kLandlock] && std::atoi(g_captured[kLandlock]) > 0 &&
-      std::strcmp(chain, held) != 0) {
-    GetConfig();
-  }
+  if (LacksLayers()) GetConfig();
 }
 
 const char* Captured(const char* name) {
@@ -286,9 +285,7 @@ std::string StackMissingLayers(const Config& c, const Engine& engine) {
   const char* held = Captured("KLAUNCH_LANDLOCKED");
   const std::vector<int> missing =
       SectionsNotHeld(policy, chain, held != nullptr ? held : "");
-  const std::string why = StackSectionLayers(policy, missing, c.landlock_abi,
-                                             c.policy_file, c.shim_path,
-                                             c.audit_log);
+  const std::string why = StackSectionLayers(c, policy, missing);
   if (why.empty()) return "";
   return "the Landlock rulesets of this program's sections could not be "
          "stacked: " + why;

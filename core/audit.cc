@@ -5,8 +5,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 
 namespace klaunch {
@@ -162,6 +164,63 @@ std::optional<AuditEvent> ParseAuditLine(absl::string_view line) {
     else if (key == "program") e.program = value;
   }
   if (!r.AtEnd()) return std::nullopt;
+  return e;
+}
+
+namespace {
+
+// The request's fields, in order.
+std::string AuditEvent::*const kRequestFields[] = {
+    &AuditEvent::op,      &AuditEvent::target,  &AuditEvent::access,
+    &AuditEvent::verdict, &AuditEvent::rule,    &AuditEvent::message,
+    &AuditEvent::command, &AuditEvent::program};
+
+}  // namespace
+
+std::string RecordRequest(const AuditEvent& e) {
+  std::string out;
+  for (std::string AuditEvent::*field : kRequestFields) {
+    const std::string& v = e.*field;
+    const uint32_t n = static_cast<uint32_t>(v.size());
+    const char len[4] = {static_cast<char>(n & 0xff),
+                         static_cast<char>((n >> 8) & 0xff),
+                         static_cast<char>((n >> 16) & 0xff),
+                         static_cast<char>((n >> 24) & 0xff)};
+    out.append(len, 4);
+    out.append(v);
+  }
+  return out;
+}
+
+absl::StatusOr<AuditEvent> ParseRecordRequest(absl::string_view bytes) {
+  if (bytes.size() > kRecordRequestMax) {
+    return absl::InvalidArgumentError("record request: longer than the limit");
+  }
+  AuditEvent e;
+  for (std::string AuditEvent::*field : kRequestFields) {
+    if (bytes.size() < 4) {
+      return absl::InvalidArgumentError("record request: a field is missing");
+    }
+    const auto b = [&](int i) {
+      return static_cast<uint32_t>(static_cast<unsigned char>(bytes[i]));
+    };
+    const uint32_t n = b(0) | b(1) << 8 | b(2) << 16 | b(3) << 24;
+    bytes.remove_prefix(4);
+    if (n > bytes.size()) {
+      return absl::InvalidArgumentError(
+          "record request: a field is longer than what follows it");
+    }
+    e.*field = std::string(bytes.substr(0, n));
+    bytes.remove_prefix(n);
+  }
+  if (!bytes.empty()) {
+    return absl::InvalidArgumentError(
+        "record request: bytes after the last field");
+  }
+  if (e.verdict != "deny" && e.verdict != "would_deny") {
+    return absl::InvalidArgumentError(
+        "record request: a shim records only refusals");
+  }
   return e;
 }
 

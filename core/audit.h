@@ -15,8 +15,13 @@
 // line of a run is no decision: op "start", verdict "info", the command in
 // "command" and the layers in force in "message". This module
 // formats and reads lines, and appends them for klaunch (one write on an
-// O_APPEND file, so that concurrent processes never interleave); the shim
-// writes its own with raw calls.
+// O_APPEND file, so that concurrent processes never interleave).
+//
+// Only klaunch writes the log. The shim sends what it knows of a refusal
+// as a record request (RecordRequest) to klaunch, through the seccomp
+// supervisor (core/seccomp_tag.h, kRecordReport) or, without the seccomp
+// layer, the record socket (launcher/record_server.h); klaunch fills in who
+// sent it as the kernel names the sender.
 
 #ifndef KLAUNCH_CORE_AUDIT_H_
 #define KLAUNCH_CORE_AUDIT_H_
@@ -24,6 +29,7 @@
 #include <optional>
 #include <string>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
 namespace klaunch {
@@ -53,6 +59,19 @@ std::string FormatAuditLine(const AuditEvent& event);
 // that kept the whole line out (ENOSPC for a short write). The shim writes
 // with its own raw calls instead (shim/judge.cc).
 int AppendAuditLine(const std::string& log, const std::string& line);
+
+// A shim's record request: the fields only the shim knows (op, target,
+// access, verdict, rule, message, command, program), each as a 4-byte
+// little-endian length and its bytes, so that whatever bytes a name holds
+// travel unchanged. klaunch sets the time, pid, exe and layer itself.
+inline constexpr size_t kRecordRequestMax = 64 * 1024;
+std::string RecordRequest(const AuditEvent& event);
+
+// Reads a request RecordRequest wrote: exactly its eight fields, nothing
+// after them, at most kRecordRequestMax bytes, and a verdict of "deny" or
+// "would_deny" (a shim records nothing else). The other fields of the
+// result are empty.
+absl::StatusOr<AuditEvent> ParseRecordRequest(absl::string_view bytes);
 
 // Reads a line FormatAuditLine wrote (or one with more fields); nullopt for
 // anything else.

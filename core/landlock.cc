@@ -130,9 +130,6 @@ LandlockPlan PlanLandlock(const Policy& policy, int abi,
   for (const std::string& f : extras.read_files) {
     plan.paths.push_back({f, kReadFile, false, "klaunch"});
   }
-  for (const std::string& f : extras.append_files) {
-    plan.paths.push_back({f, kWriteFile, false, "klaunch"});
-  }
   if (!fs.deny.empty()) {
     plan.approximations.push_back(
         "filesystem.deny entries are not expressible in Landlock (it only "

@@ -24,6 +24,8 @@
 //                       (a port of its own is not the policy's business)
 //   unix_abstract,      abstract Unix sockets and signals scoped to the
 //   "signals"           sandbox (ABI 6+) unless the policy opens them
+//   klaunch's files     the effective policy and the shim readable; the
+//                       audit log nothing (only klaunch writes it)
 //
 // A program section (core/programs.h) stacks a ruleset of its own, planned
 // the same way from the section's policy, when a process enters it: klaunch
@@ -68,10 +70,10 @@ struct LandlockPlan {
 };
 
 // Files klaunch's own machinery in the program needs whatever the policy
-// says: the effective policy the shim loads, the audit log it appends to.
+// says: the effective policy the shim loads, and the shim itself. (The
+// audit log is not among them: only klaunch writes it.)
 struct LandlockExtras {
   std::vector<std::string> read_files;
-  std::vector<std::string> append_files;
 };
 
 // The plan for `policy` on a kernel of `abi` (>= 1).

@@ -7,7 +7,12 @@
 // implement: the filter sends it to the supervisor, which answers with the
 // cookie only when the call was made from the shim's own code (its
 // instruction pointer lies in an executable mapping of the shim's file).
-// The cookie is never in the environment or a file.
+// The cookie is never in the environment or a file. It buys speed, not
+// trust: the program can read it, so the filter lets a tagged call skip
+// the supervisor only where Landlock enforces the policy's answer anyway
+// (launcher/syscall_table.h, "What a tag buys" in docs/design.md). The same
+// call carries the shim's other requests to klaunch (below), made with or
+// without the cookie: they always reach the supervisor.
 //
 // This header owns only the numbers both sides must agree on.
 
@@ -34,10 +39,19 @@ inline constexpr long kCookieQuerySyscall = SYS_tuxcall;
 // supervisor, under its sections.
 inline constexpr long kCookieRequest = 0x636f6f6b;  // "cook"
 
-// The same call with this first argument (and an errno second) reports that
-// an audit record could not be written (a full disk), so that klaunch can
-// say the log is incomplete instead of leaving a silent gap.
-inline constexpr long kLostRecordReport = 0x6c6f7374;  // "lost"
+// The same call with this first argument, arg1 and arg2 the address and
+// length of a record request (core/audit.h): klaunch writes the shim's
+// refusal to the audit log, naming the sender as the kernel names it. 0, or
+// -errno when the record could not be written (klaunch counts it lost).
+// The shim never holds the log: a descriptor of it in the program's
+// process could be taken by another thread and the log rewritten.
+inline constexpr long kRecordReport = 0x7265636f;  // "reco"
+
+// The same call with this first argument, arg1 and arg2 the address and
+// length of a question request (core/ask.h): klaunch puts it to the person
+// at the terminal for the process the kernel names. The answer is the
+// call's value: 'y', 'n', or 'r' (refused without asking).
+inline constexpr long kAskRequest = 0x61736b71;  // "askq"
 
 // The same call with this first argument, made by the shim just before an
 // exec that enters program sections (core/programs.h), arg1 and arg2 the

@@ -17,6 +17,7 @@
 #include "absl/strings/str_split.h"
 #include "core/audit.h"
 #include "launcher/chain_cgroups.h"
+#include "launcher/request_socket.h"
 
 namespace klaunch {
 
@@ -27,47 +28,27 @@ absl::StatusOr<std::unique_ptr<AskServer>> AskServer::Start(Options options) {
   if (tty < 0) {
     return absl::UnavailableError("no terminal to ask on (/dev/tty)");
   }
-  const std::string& socket_path = options.socket_path;
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  if (socket_path.size() >= sizeof(addr.sun_path)) {
-    close(tty);
-    return absl::FailedPreconditionError(
-        absl::StrCat("the ask socket path is too long: ", socket_path));
+  std::unique_ptr<AskServer> s(new AskServer(std::move(options), tty));
+  if (!s->options_.socket_path.empty()) {
+    AskServer* server = s.get();
+    absl::StatusOr<std::unique_ptr<RequestSocket>> socket =
+        RequestSocket::Start(
+            s->options_.socket_path, kAskRequestMax,
+            [server](pid_t pid, absl::string_view request) {
+              return server->Answer(pid, request, "shim");
+            });
+    if (!socket.ok()) return socket.status();
+    s->socket_ = *std::move(socket);
   }
-  std::memcpy(addr.sun_path, socket_path.c_str(), socket_path.size() + 1);
-  int listener = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-  int stop[2];
-  if (listener < 0 ||
-      bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
-      listen(listener, 16) != 0 || pipe2(stop, O_CLOEXEC) != 0) {
-    const int err = errno;
-    close(tty);
-    if (listener >= 0) close(listener);
-    return absl::FailedPreconditionError(absl::StrCat(
-        "cannot listen at ", socket_path, ": ", strerror(err)));
-  }
-  std::unique_ptr<AskServer> s(
-      new AskServer(std::move(options), listener, stop[0], stop[1]));
-  s->tty_ = tty;
-  s->thread_ = std::thread([p = s.get()] { p->Serve(); });
   return s;
 }
 
-AskServer::AskServer(Options options, int listener, int stop_read,
-                     int stop_write)
-    : options_(std::move(options)),
-      tty_(-1),
-      listener_(listener),
-      stop_read_(stop_read),
-      stop_write_(stop_write) {}
+AskServer::AskServer(Options options, int tty)
+    : options_(std::move(options)), tty_(tty) {}
 
 AskServer::~AskServer() {
-  char c = 'x';
-  ssize_t ignored = write(stop_write_, &c, 1);
-  (void)ignored;
-  if (thread_.joinable()) thread_.join();
-  for (int fd : {tty_, listener_, stop_read_, stop_write_}) close(fd);
+  socket_.reset();  // its thread calls Answer: stopped first
+  close(tty_);
 }
 
 std::optional<std::string> AskServer::ReadAnswer(const std::string& prompt) {
@@ -210,58 +191,17 @@ bool AskServer::TakeApproval(long pid, const std::string& file,
   return false;
 }
 
-void AskServer::Answer(int conn) {
-  // The asker is the process at the other end, whatever the request says.
-  ucred peer{};
-  socklen_t peer_size = sizeof(peer);
-  const bool known =
-      getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &peer, &peer_size) == 0 &&
-      peer.pid > 0;
-  // One byte more than a request may have, so that a longer one is seen
-  // as truncated however the kernel reports it.
-  char buf[kAskRequestMax + 1];
-  iovec iov{buf, sizeof(buf)};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  ssize_t n;
-  do {
-    n = recvmsg(conn, &msg, 0);
-  } while (n < 0 && errno == EINTR);
-  char reply = 'r';
-  // A truncated request is answered without asking: what is left of it
-  // could read as a question the process never put.
-  if (known && n > 0 && !(msg.msg_flags & MSG_TRUNC) &&
-      static_cast<size_t>(n) <= kAskRequestMax) {
-    const absl::StatusOr<AskQuestion> q =
-        ParseAskRequest(absl::string_view(buf, n));
-    if (q.ok() && ChainIsTheCallers(peer.pid, q->chain)) {
-      const bool yes = Ask(peer.pid, *q, "shim");
-      reply = yes ? 'y' : 'n';
-      if (yes && !q->write) {
-        std::lock_guard<std::mutex> lock(approvals_mu_);
-        approvals_.push_back(
-            {peer.pid, std::string(q->file), std::string(q->command)});
-      }
-    }
+char AskServer::Answer(pid_t pid, absl::string_view request,
+                       absl::string_view layer) {
+  if (pid <= 0 || request.size() > kAskRequestMax) return 'r';
+  const absl::StatusOr<AskQuestion> q = ParseAskRequest(request);
+  if (!q.ok() || !ChainIsTheCallers(pid, q->chain)) return 'r';
+  const bool yes = Ask(pid, *q, layer);
+  if (yes && !q->write) {
+    std::lock_guard<std::mutex> lock(approvals_mu_);
+    approvals_.push_back({pid, std::string(q->file), std::string(q->command)});
   }
-  send(conn, &reply, 1, MSG_NOSIGNAL);
-}
-
-void AskServer::Serve() {
-  while (true) {
-    pollfd fds[2] = {{listener_, POLLIN, 0}, {stop_read_, POLLIN, 0}};
-    if (poll(fds, 2, -1) < 0) {
-      if (errno == EINTR) continue;
-      return;
-    }
-    if (fds[1].revents) return;
-    if (!(fds[0].revents & POLLIN)) continue;
-    const int conn = accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
-    if (conn < 0) continue;
-    Answer(conn);
-    close(conn);
-  }
+  return yes ? 'y' : 'n';
 }
 
 }  // namespace klaunch

@@ -3,12 +3,14 @@
 // `filesystem.unlisted_writes = "ask"`, are put to the person at the
 // controlling terminal.
 //
-// The server listens on a Unix socket in the run directory (which the policy
-// denies to the program); the shim in any sandboxed process sends one request
-// (core/ask.h) and blocks for the answer. The seccomp supervisor calls Ask
-// directly. Requests are put to the terminal one at a time, on a thread of
-// their own, so klaunch keeps reaping and forwarding signals while a
-// question waits. An empty answer or "y" allows that one exec; anything else
+// The shim in any sandboxed process sends one request (core/ask.h) and
+// blocks for the answer: through the seccomp supervisor, which calls
+// Answer with the process the kernel names, or, without the seccomp layer,
+// through a socket in the run directory (which the policy denies to the
+// program; launcher/request_socket.h, where SO_PEERCRED names it). The
+// supervisor's own questions call Ask directly. Questions are put to the
+// terminal one at a time, never on klaunch's main thread, so klaunch keeps
+// reaping and forwarding signals while a question waits. An empty answer or "y" allows that one exec; anything else
 // (or end of input) refuses it.
 //
 // The asking process is the one at the other end of the connection
@@ -58,10 +60,13 @@
 namespace klaunch {
 
 class ChainCgroups;
+class RequestSocket;
 
 class AskServer {
  public:
   struct Options {
+    // Where the shim's questions arrive without the seccomp layer; empty:
+    // only through Answer.
     std::string socket_path;
     // The audit log every yes is recorded in; empty: none.
     std::string log;
@@ -80,8 +85,8 @@ class AskServer {
     int tty = -1;
   };
 
-  // Opens the terminal and listens at `options.socket_path`. Fails
-  // (kUnavailable) when there is no terminal.
+  // Opens the terminal and listens at `options.socket_path` when it is
+  // set. Fails (kUnavailable) when there is no terminal.
   static absl::StatusOr<std::unique_ptr<AskServer>> Start(Options options);
   ~AskServer();
 
@@ -92,16 +97,19 @@ class AskServer {
   // policy. Thread-safe.
   bool Ask(pid_t pid, const AskQuestion& question, absl::string_view layer);
 
+  // A shim's question request from process `pid` (as the kernel names
+  // it), through `layer`: 'y' or 'n' from the person, or 'r' when it is
+  // refused without asking (malformed, or not the process's own chain of
+  // sections). A yes to a command is remembered for TakeApproval.
+  char Answer(pid_t pid, absl::string_view request, absl::string_view layer);
+
   // True, once, when the user allowed `command` (of `file`) for process
   // `pid` and that approval has not been used by the supervisor yet.
   bool TakeApproval(long pid, const std::string& file,
                     const std::string& command);
 
  private:
-  AskServer(Options options, int listener, int stop_read, int stop_write);
-  void Serve();
-  // One connection: its request, put when it is well formed; the answer.
-  void Answer(int conn);
+  AskServer(Options options, int tty);
   // True when `chain` names sections of the policy and, where klaunch
   // keeps a cgroup per chain, is the one process `pid` runs under.
   bool ChainIsTheCallers(pid_t pid, absl::string_view chain) const;
@@ -119,7 +127,7 @@ class AskServer {
   std::optional<std::string> ReadAnswer(const std::string& prompt);
 
   const Options options_;
-  int tty_, listener_, stop_read_, stop_write_;
+  int tty_;
   std::mutex mu_;
   struct Approval {
     long pid;
@@ -129,7 +137,7 @@ class AskServer {
   std::vector<Approval> approvals_;
   // Writes admitted at the terminal: (chain, path). Guarded by mu_.
   std::set<std::pair<std::string, std::string>> writable_;
-  std::thread thread_;
+  std::unique_ptr<RequestSocket> socket_;
 };
 
 }  // namespace klaunch

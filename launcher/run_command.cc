@@ -40,8 +40,10 @@
 #include "launcher/chain_cgroups.h"
 #include "launcher/name_cache.h"
 #include "launcher/program.h"
+#include "launcher/request_socket.h"
 #include "launcher/seccomp_filter.h"
 #include "launcher/shim_locator.h"
+#include "launcher/shim_records.h"
 #include "launcher/summary.h"
 #include "launcher/supervisor.h"
 
@@ -615,7 +617,6 @@ int RunProgram(const RunOptions& o) {
                 (kept_preload.empty() ? "" : ":" + kept_preload));
   env.push_back("KLAUNCH_SHIM=" + *shim);
   env.push_back("KLAUNCH_POLICY_FILE=" + effective);
-  env.push_back("KLAUNCH_AUDIT_LOG=" + log);
   if (o.verbose) env.push_back("KLAUNCH_VERBOSE=1");
 
   // Asking needs a terminal; without one, "ask" refuses (the shim says why).
@@ -625,7 +626,9 @@ int RunProgram(const RunOptions& o) {
       policy->filesystem.unlisted_writes == Unlisted::kAsk;
   if (PolicyMayAsk(*policy) && !engine->audit()) {
     AskServer::Options ask;
-    ask.socket_path = *run_dir + "/ask.sock";
+    // With the seccomp layer the shim's questions come through the
+    // supervisor, which names the asker as the kernel does.
+    if (o.no_seccomp) ask.socket_path = *run_dir + "/ask.sock";
     ask.log = log;
     ask.lost_records = &lost_records;
     ask.lost_errno = &lost_errno;
@@ -676,6 +679,37 @@ int RunProgram(const RunOptions& o) {
   if (!cmd_engine.ok() ||
       !AllowProgram(*cmd_engine, program, o.command, log, asker.get())) {
     return kExitCannotRun;
+  }
+  // Only klaunch writes the log. The shim's records come through the
+  // supervisor; without the seccomp layer, through a socket of klaunch's,
+  // which names the sender by SO_PEERCRED.
+  std::unique_ptr<RequestSocket> records;
+  if (o.no_seccomp) {
+    const ShimRecordSettings rs{log, &*cmd_engine, false};
+    const std::string path = *run_dir + "/record.sock";
+    absl::StatusOr<std::unique_ptr<RequestSocket>> started =
+        RequestSocket::Start(
+            path, kRecordRequestMax,
+            [rs, &lost_records, &lost_errno](pid_t pid,
+                                              absl::string_view request) {
+              char link[64], exe[PATH_MAX];
+              std::snprintf(link, sizeof(link), "/proc/%d/exe", pid);
+              const ssize_t n = readlink(link, exe, sizeof(exe));
+              const int e = WriteShimRecord(
+                  rs, pid, n > 0 ? std::string(exe, n) : std::string(),
+                  request);
+              if (e != 0 && e != EINVAL) {
+                lost_records.fetch_add(1);
+                lost_errno.store(e);
+              }
+              return e == 0 ? '0' : 'e';
+            });
+    if (!started.ok()) {
+      Say(std::string(started.status().message()));
+      return kExitKlaunchFailed;
+    }
+    records = *std::move(started);
+    env.push_back("KLAUNCH_RECORD_SOCKET=" + path);
   }
 
   // The seccomp layer: built here, loaded by the child before its exec.
@@ -741,7 +775,7 @@ int RunProgram(const RunOptions& o) {
     landlock = "no landlock (this kernel has none)";
   } else {
     // The shim stacks a section's ruleset at its exec with the same extras.
-    const LandlockExtras extras{{effective, *shim}, {log}};
+    const LandlockExtras extras{{effective, *shim}};
     LandlockPlan plan = PlanLandlock(*policy, abi, extras);
     absl::StatusOr<int> fd = CreateRuleset(&plan);
     absl::StatusOr<std::vector<int>> sections =

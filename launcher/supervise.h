@@ -137,7 +137,8 @@ Answer SuperviseExec(Call& call);
 Answer SuperviseNetwork(Call& call);
 Answer SuperviseMutation(Call& call);
 Answer SuperviseStat(Call& call);
-// The cookie query, or the shim's report of a lost record.
+// The cookie query, and the shim's other requests to klaunch (a record,
+// a question, a section entered: core/seccomp_tag.h).
 Answer SuperviseCookie(Call& call);
 
 // Counts one audit record lost with `error`.
@@ -145,7 +146,7 @@ void CountLostRecord(const Settings& settings, int error);
 
 // True for the calls a handler may block on for long (a connect, a
 // question at the terminal): they are answered off the receiving thread.
-bool MayBlock(int nr, const Settings& settings);
+bool MayBlock(const seccomp_data& call, const Settings& settings);
 
 }  // namespace klaunch::supervise
 

@@ -19,9 +19,13 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "core/ask.h"
+#include "core/audit.h"
 #include "core/programs.h"
 #include "core/seccomp_tag.h"
+#include "launcher/ask_server.h"
 #include "launcher/chain_cgroups.h"
+#include "launcher/shim_records.h"
 
 // Kernel 6.6+: wake the supervisor on the target's CPU (linux/seccomp.h of
 // Debian 12 predates it).
@@ -78,12 +82,55 @@ void CountLostRecord(const Settings& s, int error) {
   if (s.lost_errno != nullptr) s.lost_errno->store(error);
 }
 
+namespace {
+
+// Reads `size` bytes at `addr` of the target, at most `max`.
+std::optional<std::string> ReadRequest(Call& c, uint64_t addr, uint64_t size,
+                                       size_t max) {
+  if (size == 0 || size > max) return std::nullopt;
+  std::string text(size, '\0');
+  if (!c.target().Read(addr, text.data(), text.size())) return std::nullopt;
+  return text;
+}
+
+// A shim's record of its refusal, written by klaunch: who sent it is the
+// process the kernel names.
+Answer WriteRecord(Call& c) {
+  const std::optional<std::string> bytes =
+      ReadRequest(c, c.arg(1), c.arg(2), kRecordRequestMax);
+  if (!bytes) return Answer::Error(EINVAL);
+  if (!c.Live()) return Answer::Error(ENOENT);
+  ShimRecordSettings s;
+  s.log = c.settings().log;
+  s.engine = &c.engine();
+  s.chain_known = c.settings().chains != nullptr;
+  const int err = WriteShimRecord(s, c.target().tgid(), c.target().exe(),
+                                  *bytes);
+  if (err == EINVAL) return Answer::Error(EINVAL);
+  if (err != 0) {
+    CountLostRecord(c.settings(), err);
+    return Answer::Error(err);
+  }
+  return Answer::Value(0);
+}
+
+// A shim's question, put to the person for the process the kernel names.
+Answer PutShimQuestion(Call& c) {
+  AskServer* server = c.settings().asker;
+  const std::optional<std::string> bytes =
+      ReadRequest(c, c.arg(1), c.arg(2), kAskRequestMax);
+  if (server == nullptr || !bytes) return Answer::Value('r');
+  return Answer::Value(server->Answer(c.target().tgid(), *bytes, "shim"));
+}
+
+}  // namespace
+
 Answer SuperviseCookie(Call& c) {
-  // Anyone may report a loss: a forged report only makes klaunch say that
-  // the log is incomplete, which the program could cause by filling the disk.
-  if (c.arg(0) == static_cast<uint64_t>(kLostRecordReport)) {
-    CountLostRecord(c.settings(), static_cast<int>(c.arg(1)));
-    return Answer::Value(0);
+  if (c.arg(0) == static_cast<uint64_t>(kRecordReport)) {
+    return WriteRecord(c);
+  }
+  if (c.arg(0) == static_cast<uint64_t>(kAskRequest)) {
+    return PutShimQuestion(c);
   }
   if (c.arg(0) == static_cast<uint64_t>(kSectionEnter)) {
     // Anyone may ask: a chain only grows.
@@ -137,8 +184,10 @@ Answer SuperviseCookie(Call& c) {
   return Answer::Value(static_cast<int64_t>(c.settings().cookie));
 }
 
-bool MayBlock(int nr, const Settings& settings) {
-  switch (nr) {
+bool MayBlock(const seccomp_data& call, const Settings& settings) {
+  switch (call.nr) {
+    case kCookieQuerySyscall:
+      return call.args[0] == static_cast<uint64_t>(kAskRequest);
     case SYS_connect:
     case SYS_sendto:
     case SYS_sendmsg:
@@ -305,7 +354,7 @@ void Supervisor::Receive() {
       if (errno == EINTR || errno == ENOENT) continue;
       return;
     }
-    if (supervise::MayBlock(req.data.nr, settings_)) {
+    if (supervise::MayBlock(req.data, settings_)) {
       bool grow;
       {
         std::lock_guard<std::mutex> lock(mu_);

@@ -17,6 +17,7 @@
 #include "core/audit.h"
 #include "core/path.h"
 #include "core/seccomp_tag.h"
+#include "shim/channel.h"
 #include "shim/resolve.h"
 #include "shim/state.h"
 #include "shim/sys.h"
@@ -29,29 +30,17 @@ namespace {
 void Record(const char* op, const char* target, const char* access,
             const Decision& d, bool audit, const std::string& command = {}) {
   const Config& c = GetConfig();
-  if (!c.audit_log.empty()) {
-    char when[64];
-    FormatAuditTime(when, sizeof(when));
-    const std::string line = FormatAuditLine(AuditEvent{
-        when, sys(SYS_getpid), c.exe, op, target, access,
-        audit ? "would_deny" : "deny", std::string(d.rule), d.message,
-        "shim", command,
-        c.engine != nullptr ? std::string(c.engine->program()) : ""});
-    // One write on an O_APPEND descriptor: concurrent processes never
-    // interleave inside a line.
-    long fd = sys_openat(AT_FDCWD, c.audit_log.c_str(),
-                         O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-    long written = fd;
-    if (fd >= 0) {
-      written = sys(SYS_write, fd, line.data(), line.size());
-      sys_close(fd);
-    }
-    // A record lost (ENOSPC, or short, which leaves a torn line) is told to
-    // the supervisor; without the seccomp layer nobody hears (ENOSYS).
-    if (written != static_cast<long>(line.size())) {
-      sys(kCookieQuerySyscall, kLostRecordReport, written < 0 ? -written : ENOSPC);
-    }
-  }
+  AuditEvent e;
+  e.op = op;
+  e.target = target;
+  e.access = access;
+  e.verdict = audit ? "would_deny" : "deny";
+  e.rule = std::string(d.rule);
+  e.message = d.message;
+  e.command = command;
+  if (c.engine != nullptr) e.program = std::string(c.engine->program());
+  // klaunch writes it, naming this process as the kernel names it.
+  SendRecord(RecordRequest(e));
   if (c.verbose) {
     const std::string msg = std::string("klaunch: ") +
                             (audit ? "(audit, not refused) " : "") +
@@ -60,47 +49,23 @@ void Record(const char* op, const char* target, const char* access,
   }
 }
 
-// Puts a question to the user through klaunch's question server
-// (launcher/ask_server.h). Raw calls throughout: the socket lies in
-// klaunch's own directory, which the policy denies to the program. The
-// request goes out as one sendmsg of its pieces, with nothing copied.
-class SocketAsker final : public Asker {
+// Puts a question to the user through klaunch (shim/channel.h).
+class ChannelAsker final : public Asker {
  public:
-  explicit SocketAsker(const char* socket_path) : socket_path_(socket_path) {}
-
   AskAnswer Put(const AskQuestion& q) override {
     absl::string_view pieces[kAskRequestPieces];
     const int n = AskRequestPieces(q, pieces);
-    iovec iov[kAskRequestPieces];
-    for (int i = 0; i < n; ++i) {
-      iov[i].iov_base = const_cast<char*>(pieces[i].data());
-      iov[i].iov_len = pieces[i].size();
+    std::string request;
+    for (int i = 0; i < n; ++i) request.append(pieces[i].data(), pieces[i].size());
+    switch (SendQuestion(request)) {
+      case 'y':
+        return AskAnswer::kYes;
+      case 'r':
+        return AskAnswer::kRefused;
+      default:
+        return AskAnswer::kNo;
     }
-    msghdr msg{};
-    msg.msg_iov = iov;
-    msg.msg_iovlen = n;
-    long fd = sys(SYS_socket, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-    if (fd < 0) return AskAnswer::kNo;
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    std::snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", socket_path_);
-    AskAnswer result = AskAnswer::kNo;
-    if (sys(SYS_connect, fd, &addr, sizeof(addr)) == 0 &&
-        sys(SYS_sendmsg, fd, &msg, MSG_NOSIGNAL) > 0) {
-      char answer = 'n';
-      long r;
-      do {
-        r = sys_call6(SYS_recvfrom, fd, (long)&answer, 1, 0, 0, 0);
-      } while (r == -EINTR);
-      if (r == 1 && answer == 'y') result = AskAnswer::kYes;
-      if (r == 1 && answer == 'r') result = AskAnswer::kRefused;
-    }
-    sys_close(fd);
-    return result;
   }
-
- private:
-  const char* socket_path_;
 };
 
 // Applies a decision: true when the call may go on.
@@ -117,7 +82,7 @@ bool Apply(const char* op, const char* target, const char* access,
     q.file = target;
     q.command = command;
     q.chain = c.chain;
-    SocketAsker asker(c.ask_socket.c_str());
+    ChannelAsker asker;
     if (AskOrExplain(q, c.ask_socket.empty() ? nullptr : &asker, &d)) {
       return true;
     }

@@ -12,8 +12,7 @@ std::string StackSectionLayers(const Config& config, const Policy& policy,
   if (config.landlock_abi <= 0 || sections.empty()) return "";
   // The same extras as klaunch's own ruleset: the shim's opens of them are
   // its own, not the program's.
-  const LandlockExtras extras{{config.policy_file, config.shim_path},
-                              {config.audit_log}};
+  const LandlockExtras extras{{config.policy_file, config.shim_path}};
   absl::StatusOr<std::vector<int>> fds;
   {
     InsideShim inside;

@@ -71,7 +71,7 @@ bool ReadPolicy(const char* path, std::string* text, std::string* error) {
 // so a program that edits its environment before its first judged call
 // cannot change what the shim enforces or hands to its children.
 constexpr const char* kVariables[] = {
-    "KLAUNCH_POLICY_FILE", "KLAUNCH_AUDIT_LOG", "KLAUNCH_SHIM",
+    "KLAUNCH_POLICY_FILE", "KLAUNCH_RECORD_SOCKET", "KLAUNCH_SHIM",
     "KLAUNCH_VERBOSE",     "KLAUNCH_ASK_SOCKET", "KLAUNCH_PROGRAMS",
     "KLAUNCH_LANDLOCK",    "KLAUNCH_CGROUP",     "KLAUNCH_LANDLOCKED"};
 constexpr int kNumVariables = sizeof(kVariables) / sizeof(kVariables[0]);
@@ -301,12 +301,12 @@ void Initialise() {
   auto* c = new Config;
   c->exe = ReadLink("/proc/self/exe");
   const char* policy = Captured("KLAUNCH_POLICY_FILE");
-  const char* log = Captured("KLAUNCH_AUDIT_LOG");
+  const char* records = Captured("KLAUNCH_RECORD_SOCKET");
   const char* shim = Captured("KLAUNCH_SHIM");
   const char* verbose = Captured("KLAUNCH_VERBOSE");
   const char* ask = Captured("KLAUNCH_ASK_SOCKET");
   if (ask != nullptr && *ask == '/') c->ask_socket = ask;
-  if (log != nullptr && *log != '\0') c->audit_log = log;
+  if (records != nullptr && *records == '/') c->record_socket = records;
   c->verbose = verbose != nullptr && std::strcmp(verbose, "1") == 0;
   if (shim != nullptr && *shim == '/') c->shim_path = shim;
   if (policy != nullptr) c->policy_file = policy;

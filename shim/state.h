@@ -2,10 +2,14 @@
 // launcher (or a test) sets, and the reentrancy guard every wrapper takes.
 //
 //   KLAUNCH_POLICY_FILE  the effective policy (TOML) to enforce; required
-//   KLAUNCH_AUDIT_LOG    JSON-lines file refusals are appended to; optional
+//   KLAUNCH_RECORD_SOCKET  where refusals are sent without the seccomp
+//                        layer (launcher/record_server.h); with it they go
+//                        through the supervisor (shim/channel.h)
 //   KLAUNCH_SHIM         this object's path, for the children's LD_PRELOAD
 //   KLAUNCH_VERBOSE      "1": one line on stderr per refusal
-//   KLAUNCH_ASK_SOCKET   where klaunch asks the user (launcher/ask_server.h)
+//   KLAUNCH_ASK_SOCKET   set when klaunch can ask the user; the socket
+//                        questions go to without the seccomp layer
+//                        (launcher/ask_server.h)
 //   KLAUNCH_PROGRAMS     the program sections entered ("0,2", core/programs.h)
 //   KLAUNCH_CGROUP       the run's cgroup (launcher/chain_cgroups.h): the
 //                        chain of this process's cgroup below it is added
@@ -43,7 +47,7 @@ namespace klaunch::shim {
 struct Config {
   const Engine* engine = nullptr;  // null: no usable policy, refuse all
   std::string error;               // why there is no engine
-  std::string audit_log;           // empty: no log
+  std::string record_socket;       // without seccomp: where records go
   bool verbose = false;
   std::string exe;                 // this process's executable
   std::string shim_path;           // for the children's LD_PRELOAD

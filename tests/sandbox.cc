@@ -2,10 +2,22 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <sstream>
+
+#include "core/audit.h"
+#include "launcher/request_socket.h"
+#include "launcher/shim_records.h"
 
 namespace klaunch::testing {
 namespace {
+
+std::string ReadLink(const std::string& path) {
+  char buf[4096];
+  const ssize_t n = readlink(path.c_str(), buf, sizeof(buf));
+  return n > 0 ? std::string(buf, n) : std::string();
+}
 
 std::string ReplaceAll(std::string s, const std::string& from,
                        const std::string& to) {
@@ -39,12 +51,29 @@ Sandbox::Sandbox(const std::string& policy) {
   EXPECT_EQ(r.exit_code, 0) << "policy rejected: " << r.err << "\n" << text;
   effective_ = dir_.Write("effective.toml", r.out);
   log_ = dir_.Path("audit.jsonl");
+  // The shim never writes the log: its records come here, as they would
+  // to klaunch without the seccomp layer.
+  records_path_ = sockets_.Path("record.sock");
+  ShimRecordSettings settings;
+  settings.log = log_;
+  absl::StatusOr<std::unique_ptr<RequestSocket>> records = RequestSocket::Start(
+      records_path_, kRecordRequestMax,
+      [settings](pid_t pid, absl::string_view request) {
+        const std::string exe =
+            ReadLink("/proc/" + std::to_string(pid) + "/exe");
+        return WriteShimRecord(settings, pid, exe, request) == 0 ? '0' : 'e';
+      });
+  EXPECT_TRUE(records.ok()) << records.status();
+  if (records.ok()) records_ = *std::move(records);
 }
+
+Sandbox::~Sandbox() = default;
 
 std::vector<std::string> Sandbox::ShimEnv() const {
   const std::string shim = RequiredEnv("KLAUNCH_SHIM");
   return {"LD_PRELOAD=" + shim, "KLAUNCH_SHIM=" + shim,
-          "KLAUNCH_POLICY_FILE=" + effective_, "KLAUNCH_AUDIT_LOG=" + log_};
+          "KLAUNCH_POLICY_FILE=" + effective_,
+          "KLAUNCH_RECORD_SOCKET=" + records_path_};
 }
 
 ProcessResult Sandbox::Run(const std::vector<std::string>& argv,

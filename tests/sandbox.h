@@ -10,6 +10,7 @@
 #ifndef KLAUNCH_TESTS_SANDBOX_H_
 #define KLAUNCH_TESTS_SANDBOX_H_
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -17,11 +18,22 @@
 
 namespace klaunch::testing {
 
+// Serves the shim's record requests as klaunch does (launcher/
+// request_socket.h), writing them to the sandbox's audit log.
+}  // namespace klaunch::testing
+namespace klaunch {
+class RequestSocket;
+}
+namespace klaunch::testing {
+
 class Sandbox {
  public:
   // `policy` is TOML; "@WS@" and "@ROOT@" in it are replaced by the
-  // workspace (ROOT/ws, created) and the test's root directory.
+  // workspace (ROOT/ws, created) and the test's root directory. The
+  // shim's records reach the audit log through a socket this serves, as
+  // they reach klaunch's without the seccomp layer.
   explicit Sandbox(const std::string& policy);
+  ~Sandbox();
 
   const std::string& root() const { return dir_.path(); }
   std::string ws() const { return dir_.Path("ws"); }
@@ -48,8 +60,11 @@ class Sandbox {
 
  private:
   TempDir dir_;
+  TempDir sockets_;  // klaunch's side, outside what the program sees
   std::string effective_;
   std::string log_;
+  std::string records_path_;
+  std::unique_ptr<RequestSocket> records_;
 };
 
 // The value of a string field of one audit line ("" when absent), with the

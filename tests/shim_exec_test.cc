@@ -139,7 +139,7 @@ deny = ["@ROOT@/secret.txt"]
   const std::string script = box.Write("child.py", R"(
 import subprocess, sys
 env = {'LD_PRELOAD': '', 'KLAUNCH_POLICY_FILE': sys.argv[2],
-       'KLAUNCH_AUDIT_LOG': '/dev/null', 'KLAUNCH_SHIM': '/nonexistent.so'}
+       'KLAUNCH_RECORD_SOCKET': '/dev/null', 'KLAUNCH_SHIM': '/nonexistent.so'}
 r = subprocess.run(['/bin/cat', sys.argv[1]], env=env, capture_output=True)
 print('rc', r.returncode)
 sys.stdout.write(r.stdout.decode())

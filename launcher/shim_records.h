@@ -1,0 +1,37 @@
+// The shim's records of its refusals, written to the audit log by klaunch
+// (only klaunch writes the log): the request the shim sent (core/audit.h)
+// completed with who sent it, as the kernel names the sender, whether it
+// came through the seccomp supervisor or the record socket.
+
+#ifndef KLAUNCH_LAUNCHER_SHIM_RECORDS_H_
+#define KLAUNCH_LAUNCHER_SHIM_RECORDS_H_
+
+#include <sys/types.h>
+
+#include <string>
+
+#include "absl/strings/string_view.h"
+#include "core/engine.h"
+
+namespace klaunch {
+
+struct ShimRecordSettings {
+  std::string log;  // the audit log; empty: nothing is written
+  // The engine the sender runs under: the verdict follows its mode, and
+  // the record names its innermost section when `chain_known` (the
+  // supervisor keeps a cgroup per chain); otherwise a section the policy
+  // names is taken from the shim. Null (a test without klaunch): the
+  // shim's verdict and section are taken as sent.
+  const Engine* engine = nullptr;
+  bool chain_known = false;
+};
+
+// Completes the request `request` from process `pid`, whose executable is
+// `exe`, and appends it. 0, or an errno: EINVAL for a malformed request,
+// else why the line could not be written.
+int WriteShimRecord(const ShimRecordSettings& settings, pid_t pid,
+                    const std::string& exe, absl::string_view request);
+
+}  // namespace klaunch
+
+#endif  // KLAUNCH_LAUNCHER_SHIM_RECORDS_H_

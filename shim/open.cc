@@ -1,11 +1,11 @@
 // Wrappers of the open family: open, openat, creat and their 64-bit and
 // fortified forms; fopen, freopen, opendir.
 //
-// A read opens first and judges the object opened (opening for reading has
-// no side effect the policy names), then closes it on a refusal. A write
-// pins the object (O_PATH) or, to create, its directory, judges what was
-// pinned and acts through it: a symlink swapped in after the judgement cannot
-// redirect the call, and a refused path is never created or truncated.
+// Every open pins the object (O_PATH) or, to create, its directory, judges
+// what was pinned and acts through it: a symlink swapped in after the
+// judgement cannot redirect the call, a refused path is never created or
+// truncated, and no descriptor that could read a refused file ever exists
+// in the process, where another thread could use it.
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -217,48 +217,48 @@ int OpenAt(const char* op, int dirfd, const char* path, int flags,
   }
   const Access access = OpenAccess(flags);
   if (!Writes(access)) {
-    long fd = sys_openat(dirfd, path, flags, mode);
-    if (fd == -EACCES) {
-      // Landlock (or the file's mode) refused before the shim could judge:
-      // judge the object through a pin, which Landlock does not restrict,
-      // so that a refusal the policy makes is recorded as one.
-      PinnedObject obj;
-      if (PinObject(dirfd, path, !(flags & O_NOFOLLOW), &obj) == 0 &&
-          !AllowObject(op, access, obj.path, dirfd, path)) {
-        return -1;
-      }
-      return Fail(fd);
-    }
-    if (fd < 0) {
+    // Pinned first (O_PATH opens nothing: no FIFO waits, no device opens),
+    // judged, and only then opened through the pin: a descriptor that can
+    // read the object never exists before the verdict, so another thread
+    // cannot read a refused file through it.
+    long pin = sys_openat(dirfd, path,
+                          O_PATH | O_CLOEXEC | (flags & O_NOFOLLOW), 0);
+    if (pin < 0) {
       if (!AllowMissing(op, access, dirfd, path)) return -1;
-      return Fail(fd);
+      return Fail(pin);
     }
+    int pinned = static_cast<int>(pin);
+    struct Closer {
+      int* fd;
+      ~Closer() {
+        if (*fd >= 0) sys_close(*fd);
+      }
+    } closer{&pinned};
     // An object this process was already allowed to read: no need to name
     // it again (shim/known.h says why the memo cannot answer for another).
     ObjectId id;
-    const bool named = Remembering() && IdOfFd(static_cast<int>(fd), &id);
-    if (named && Known(id, access)) {
-      scope.RestoreErrno();
-      return static_cast<int>(fd);
-    }
-    char real[kPathMax];
-    long n = FdPath(static_cast<int>(fd), real, sizeof(real));
-    if (n < 0) {
-      // What cannot be named cannot be judged: refused (performed in audit).
-      if (!Refuse(op, path, "the shim cannot name the object (is /proc mounted?)")) {
-        sys_close(fd);
+    const bool named = Remembering() && IdOfFd(pinned, &id);
+    if (!named || !Known(id, access)) {
+      char real[kPathMax];
+      const long n = FdPath(pinned, real, sizeof(real));
+      if (n < 0) {
+        // What cannot be named cannot be judged: refused (performed in
+        // audit mode).
+        if (!Refuse(op, path,
+                    "the shim cannot name the object (is /proc mounted?)")) {
+          return -1;
+        }
+      } else if (!AllowObject(op, access, real, dirfd, path)) {
         return -1;
+      } else if (named) {
+        Remember(id, access);
       }
-      scope.RestoreErrno();
-      return static_cast<int>(fd);
     }
-    if (!AllowObject(op, access, real, dirfd, path)) {
-      sys_close(fd);
-      return -1;
-    }
-    if (named) Remember(id, access);
+    char proc[32];
+    ProcFdPath(pinned, proc, sizeof(proc));
     scope.RestoreErrno();
-    return static_cast<int>(fd);
+    return TakeLowest(sys_openat(AT_FDCWD, proc, flags & ~O_NOFOLLOW, mode),
+                      &pinned, flags);
   }
   if ((flags & O_TMPFILE) == O_TMPFILE) {
     PinnedObject dir;

@@ -44,6 +44,7 @@ constexpr uint64_t kExecute = 1ULL << 0;
 constexpr uint64_t kWriteFile = 1ULL << 1;
 constexpr uint64_t kReadFile = 1ULL << 2;
 constexpr uint64_t kReadDir = 1ULL << 3;
+constexpr uint64_t kRemoveFile = 1ULL << 5;
 constexpr uint64_t kMakeChar = 1ULL << 6;
 constexpr uint64_t kMakeDir = 1ULL << 7;
 constexpr uint64_t kMakeReg = 1ULL << 8;
@@ -120,7 +121,8 @@ LandlockPlan PlanLandlock(const Policy& policy, int abi,
       proc_widened = true;
       path = "/proc";
     }
-    plan.paths.push_back({path, access, write_root, e.key});
+    plan.paths.push_back({path, access, write_root, e.key,
+                          path != e.value});
   };
   const Policy::Filesystem& fs = policy.filesystem;
   add(fs.workspace, fs.workspace_writable ? write : read,
@@ -183,7 +185,7 @@ absl::StatusOr<int> CreateRuleset(LandlockPlan* plan) {
     close(ruleset);
     return absl::InternalError(absl::StrCat(what, ": ", strerror(err)));
   };
-  for (const LandlockPlan::PathRule& r : plan->paths) {
+  for (LandlockPlan::PathRule& r : plan->paths) {
     std::string path = r.path;
     uint64_t access = r.access;
     int object = open(path.c_str(), O_PATH | O_CLOEXEC);
@@ -197,6 +199,7 @@ absl::StatusOr<int> CreateRuleset(LandlockPlan* plan) {
       // A file made there must then be writable: Landlock grants by
       // hierarchy, so its rights are the ancestor's.
       access = kMakeDir | kMakeReg | kWriteFile | kReadFile | kTruncate;
+      r.widened = true;
       plan->approximations.push_back(absl::StrCat(
           r.key, " (\"", r.path, "\") does not exist: ", path,
           " may have directories and files made in it, and its files written"));
@@ -226,6 +229,46 @@ absl::StatusOr<int> CreateRuleset(LandlockPlan* plan) {
     }
   }
   return ruleset;
+}
+
+bool LandlockEnforcesWrites(const LandlockPlan& plan, const Policy& policy) {
+  const uint64_t writes = kWriteFile | kMakeReg | kRemoveFile;
+  if ((plan.handled_fs & writes) != writes) return false;
+  std::vector<std::string> roots;
+  for (const LandlockPlan::PathRule& r : plan.paths) {
+    if ((r.access & kWriteFile) == 0) continue;
+    if (r.widened) return false;
+    roots.push_back(r.path);
+  }
+  // A section's own write roots are planned into a layer of their own,
+  // which this does not look at.
+  for (const ProgramSection& section : policy.programs) {
+    if (section.write || section.workspace_writable) return false;
+  }
+  std::vector<const Entry*> kept_from_writing;
+  for (const Entry& e : policy.filesystem.deny) kept_from_writing.push_back(&e);
+  for (const Entry& e : policy.klaunch.read_only) {
+    kept_from_writing.push_back(&e);
+  }
+  for (const ProgramSection& section : policy.programs) {
+    for (const Entry& e : section.deny) kept_from_writing.push_back(&e);
+  }
+  for (const Entry* e : kept_from_writing) {
+    for (const std::string& p : {e->value, e->resolved}) {
+      if (p.empty()) continue;
+      const std::string literal = LiteralPrefix(p);
+      for (const std::string& root : roots) {
+        if (PathIsWithin(literal, root) || PathIsWithin(root, literal)) {
+          return false;
+        }
+      }
+    }
+  }
+  return true;
+}
+
+bool LandlockScopesSignals(const LandlockPlan& plan) {
+  return (plan.scoped & kScopeSignal) != 0;
 }
 
 int RestrictSelf(int ruleset_fd) {

@@ -61,6 +61,9 @@ struct LandlockPlan {
     uint64_t access = 0;
     bool write_root = false;  // a missing one falls back to its ancestor
     std::string key;          // the policy key it comes from
+    // Granted wider than the entry: a pattern's leading directories, /proc
+    // for an entry below it, a missing write root's ancestor.
+    bool widened = false;
   };
   std::vector<PathRule> paths;
   std::vector<uint16_t> connect_ports;  // when handled_net has CONNECT_TCP
@@ -105,6 +108,18 @@ LandlockPlan PlanSectionLandlock(const Policy& policy, int section, int abi,
 absl::StatusOr<std::vector<int>> CreateSectionRulesets(
     const Policy& policy, absl::Span<const int> sections, int abi,
     const LandlockExtras& extras);
+
+// True when Landlock applied from `plan` (after CreateRuleset) refuses
+// every write `policy` refuses, so that a write carrying the shim's tag
+// needs no judging (launcher/seccomp_filter.h): writing is restricted (not
+// asked about), no write root is granted wider than the policy's (a
+// pattern, /proc, a missing root's ancestor), and no deny entry nor
+// klaunch.read_only entry of the policy or a program section lies at,
+// below or above a write root.
+bool LandlockEnforcesWrites(const LandlockPlan& plan, const Policy& policy);
+
+// True when `plan` keeps signals inside the sandbox (ABI 6+).
+bool LandlockScopesSignals(const LandlockPlan& plan);
 
 // "landlock ABI 7 (files, TCP connect, scopes)" and the like.
 std::string DescribeLandlock(const LandlockPlan& plan);

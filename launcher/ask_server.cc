@@ -179,6 +179,12 @@ bool AskServer::Ask(pid_t pid, const AskQuestion& q, absl::string_view layer) {
   return yes;
 }
 
+void AskServer::RememberApproval(long pid, const std::string& file,
+                                 const std::string& command) {
+  std::lock_guard<std::mutex> lock(approvals_mu_);
+  approvals_.push_back({pid, file, command});
+}
+
 bool AskServer::TakeApproval(long pid, const std::string& file,
                              const std::string& command) {
   std::lock_guard<std::mutex> lock(approvals_mu_);

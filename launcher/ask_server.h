@@ -103,6 +103,11 @@ class AskServer {
   // sections). A yes to a command is remembered for TakeApproval.
   char Answer(pid_t pid, absl::string_view request, absl::string_view layer);
 
+  // Remembers that the user allowed `command` (of `file`) for process
+  // `pid`, which asked otherwise (klaunch about CMD before its fork).
+  void RememberApproval(long pid, const std::string& file,
+                        const std::string& command);
+
   // True, once, when the user allowed `command` (of `file`) for process
   // `pid` and that approval has not been used by the supervisor yet.
   bool TakeApproval(long pid, const std::string& file,

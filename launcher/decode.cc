@@ -107,6 +107,12 @@ XattrArg ReadXattr(const SyscallArgs& a, const Memory& mem, bool set,
   return x;
 }
 
+// An attribute's name, as get*xattr takes it: ERANGE when too long.
+int ReadXattrName(const Memory& mem, uint64_t addr, std::string* out) {
+  const int e = mem.ReadString(addr, out, kMaxXattrName);
+  return e == -ENAMETOOLONG ? -ERANGE : e;
+}
+
 }  // namespace
 
 int Memory::ReadString(uint64_t addr, std::string* out, size_t max) const {
@@ -559,6 +565,37 @@ int DecodeLook(const SyscallArgs& a, const Memory& mem, LookCall* l) {
       allowed_flags = AT_SYMLINK_NOFOLLOW;
       break;
     }
+    case SYS_getxattr:
+    case SYS_lgetxattr:
+    case SYS_listxattr:
+    case SYS_llistxattr: {
+      const bool get = a.nr == SYS_getxattr || a.nr == SYS_lgetxattr;
+      const bool nofollow = a.nr == SYS_lgetxattr || a.nr == SYS_llistxattr;
+      l->kind = get ? LookCall::kGetXattr : LookCall::kListXattr;
+      l->op = a.nr == SYS_getxattr    ? "getxattr"
+              : a.nr == SYS_lgetxattr ? "lgetxattr"
+              : a.nr == SYS_listxattr ? "listxattr"
+                                      : "llistxattr";
+      path_arg = a.arg(0);
+      l->flags = nofollow ? AT_SYMLINK_NOFOLLOW : 0;
+      allowed_flags = AT_SYMLINK_NOFOLLOW;
+      l->out = a.arg(get ? 2 : 1);
+      l->size = std::min<uint64_t>(a.arg(get ? 3 : 2), kMaxXattrValue);
+      if (get) {
+        if (int e = ReadXattrName(mem, a.arg(1), &l->name); e < 0) return e;
+      }
+      break;
+    }
+    case SYS_inotify_add_watch:
+      l->kind = LookCall::kWatch;
+      l->op = "inotify_add_watch";
+      l->fd = a.iarg(0);
+      path_arg = a.arg(1);
+      l->watch = static_cast<uint32_t>(a.arg(2));
+      // IN_DONT_FOLLOW: the final symlink itself is watched.
+      l->flags = (l->watch & 0x02000000) ? AT_SYMLINK_NOFOLLOW : 0;
+      allowed_flags = AT_SYMLINK_NOFOLLOW;
+      break;
     default:
       return -ENOSYS;
   }

@@ -207,9 +207,11 @@ int DecodeMutation(const SyscallArgs& call, const Memory& mem,
                    MutationCall* out);
 
 // stat, lstat, newfstatat, statx, access, faccessat, faccessat2, readlink,
-// readlinkat: a look at a path that opens nothing.
+// readlinkat, getxattr, lgetxattr, listxattr, llistxattr, inotify_add_watch:
+// a look at a path that opens nothing.
 struct LookCall {
-  enum Kind { kStat, kStatx, kAccess, kReadlink };
+  enum Kind { kStat, kStatx, kAccess, kReadlink, kGetXattr, kListXattr,
+              kWatch };
   Kind kind = kStat;
   const char* op = "";
   int dirfd = AT_FDCWD;
@@ -218,7 +220,10 @@ struct LookCall {
   int mode = 0;       // access: R_OK | W_OK | X_OK
   unsigned mask = 0;  // statx
   uint64_t out = 0;   // where the answer goes: struct stat, statx, the link
-  uint64_t size = 0;  // readlink: the buffer's size
+  uint64_t size = 0;  // readlink, *xattr: the buffer's size
+  std::string name;   // getxattr: the attribute
+  int fd = -1;        // inotify_add_watch: the inotify descriptor
+  uint32_t watch = 0;  // inotify_add_watch: the events
 };
 // 0; -ENOSYS for another call; -EINVAL for flags, a mode or a readlink size
 // the kernel refuses; the path's ReadString error.

@@ -41,6 +41,7 @@
 #include "launcher/name_cache.h"
 #include "launcher/program.h"
 #include "launcher/request_socket.h"
+#include "launcher/run_members.h"
 #include "launcher/seccomp_filter.h"
 #include "launcher/shim_locator.h"
 #include "launcher/shim_records.h"
@@ -276,7 +277,8 @@ std::string LogRoomProblem(int fd, const std::string& log) {
 // Judges the program klaunch itself is asked to run, as the shim would.
 bool AllowProgram(const Engine& engine, const std::string& program,
                   const std::vector<std::string>& command,
-                  const std::string& log, AskServer* asker) {
+                  const std::string& log, AskServer* asker,
+                  std::pair<std::string, std::string>* approved) {
   const ExecutableName name = NameExecutable(program);
   const std::string& named = name.named;
   std::vector<absl::string_view> argv(command.begin(), command.end());
@@ -304,6 +306,8 @@ bool AllowProgram(const Engine& engine, const std::string& program,
     q.command = line;
     q.chain = chain;
     if (AskOrExplain(q, asker != nullptr ? &launcher_asker : nullptr, &d)) {
+      // The supervisor judges CMD's exec too, and must not ask again.
+      *approved = {named, line};
       return true;
     }
   }
@@ -466,62 +470,57 @@ struct ChildReport {
   int error = 0;
 };
 
-// One byte carrying one descriptor (SCM_RIGHTS).
-struct FdMessage {
-  char byte = 'l';
-  iovec iov{&byte, 1};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msghdr msg{};
-  FdMessage() {
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof(control);
-  }
-  FdMessage(const FdMessage&) = delete;
-  FdMessage& operator=(const FdMessage&) = delete;
-};
-
-// The child's half of installing the filter: load it, hand klaunch the
-// listener, keep no copy (a program holding it could answer for itself).
-// Every call here after the load is one the filter lets through: sendmsg
-// carries the cookie. Returns 0 or an errno.
-int InstallInChild(const std::vector<sock_filter>& filter, int channel,
-                   uint64_t cookie) {
-  const int listener = LoadFilter(filter);
+// The child's half of installing the filter: load it, tell klaunch the
+// listener's number and wait until klaunch has taken its own copy
+// (pidfd_getfd), then keep none (a program holding it could answer for
+// itself). Only read and write follow the load: every call that passes a
+// descriptor is the supervisor's to judge, and there is none yet. Returns 0
+// or an errno.
+int InstallInChild(const std::vector<sock_filter>& filter, int channel) {
+  // klaunch is not dumpable, nor is its fork until it execs: pidfd_getfd
+  // needs this process to be.
+  prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+  const int listener = LoadFilter(filter, /*wait_killable=*/true);
   if (listener < 0) return -listener;
-  FdMessage m;
-  msghdr& msg = m.msg;
-  cmsghdr* h = CMSG_FIRSTHDR(&msg);
-  h->cmsg_level = SOL_SOCKET;
-  h->cmsg_type = SCM_RIGHTS;
-  h->cmsg_len = CMSG_LEN(sizeof(int));
-  std::memcpy(CMSG_DATA(h), &listener, sizeof(int));
-  const long sent = syscall(SYS_sendmsg, channel, &msg, 0, 0, 0, cookie);
-  const int err = sent < 0 ? errno : 0;
+  char taken = 0;
+  int err = 0;
+  if (write(channel, &listener, sizeof(listener)) != sizeof(listener) ||
+      read(channel, &taken, 1) != 1 || taken != 'k') {
+    err = EPROTO;
+  }
   close(listener);
   close(channel);
   return err;
 }
 
-// klaunch's half: the listener, or -1 when the child sent none.
-int ReceiveListener(int channel) {
-  FdMessage m;
-  msghdr& msg = m.msg;
+// klaunch's half: its copy of the child's listener, or -1.
+int ReceiveListener(int channel, pid_t child) {
+  int number = -1;
   ssize_t n;
   do {
-    n = recvmsg(channel, &msg, MSG_CMSG_CLOEXEC);
+    n = read(channel, &number, sizeof(number));
   } while (n < 0 && errno == EINTR);
-  cmsghdr* h = n > 0 ? CMSG_FIRSTHDR(&msg) : nullptr;
-  if (h == nullptr || h->cmsg_type != SCM_RIGHTS) return -1;
-  int fd;
-  std::memcpy(&fd, CMSG_DATA(h), sizeof(int));
+  if (n != sizeof(number)) return -1;
+  const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, child, 0));
+  if (pidfd < 0) return -1;
+  const int fd = static_cast<int>(syscall(SYS_pidfd_getfd, pidfd, number, 0));
+  close(pidfd);
+  if (fd < 0) return -1;
+  fcntl(fd, F_SETFD, FD_CLOEXEC);
+  const char taken = 'k';
+  if (write(channel, &taken, 1) != 1) {
+    close(fd);
+    return -1;
+  }
   return fd;
 }
 
 }  // namespace
 
 int RunProgram(const RunOptions& o) {
+  // Not dumpable: no process of the user's (the program's among them) may
+  // read klaunch's memory, take its descriptors or open its /proc entries.
+  prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   const LoadContext ctx = CurrentLoadContext();
   absl::StatusOr<Policy> policy =
       o.policy_file.empty()
@@ -676,8 +675,10 @@ int RunProgram(const RunOptions& o) {
   // environment).
   if (chains != nullptr) env.push_back("KLAUNCH_CGROUP=" + chains->Relative());
   absl::StatusOr<Engine> cmd_engine = engine->Narrow(cmd_chain);
+  std::pair<std::string, std::string> approved;  // (file, command) said yes
   if (!cmd_engine.ok() ||
-      !AllowProgram(*cmd_engine, program, o.command, log, asker.get())) {
+      !AllowProgram(*cmd_engine, program, o.command, log, asker.get(),
+                    &approved)) {
     return kExitCannotRun;
   }
   // Only klaunch writes the log. The shim's records come through the
@@ -720,6 +721,8 @@ int RunProgram(const RunOptions& o) {
   // The policy's host names, resolved by klaunch, for programs that resolve
   // names where the shim cannot see it (static binaries, Go).
   std::unique_ptr<NameCache> names;
+  std::unique_ptr<RunMembers> members;
+  supervise::ShimEchoes echoes;
   if (seccomp) {
     std::string why;
     if (!SeccompAvailable(&why)) {
@@ -729,12 +732,12 @@ int RunProgram(const RunOptions& o) {
       return kExitKlaunchFailed;
     }
     cookie = MakeCookie();
-    absl::StatusOr<std::vector<sock_filter>> built = BuildFilter(cookie, *policy);
-    if (!built.ok()) {
-      Say(std::string(built.status().message()));
+    if (!FilterCanWaitKillable(&why)) {
+      Say(absl::StrCat(why, "; klaunch needs it to check an exec after the "
+                            "fact. Run with --no-seccomp to go on without the "
+                            "seccomp layer"));
       return kExitKlaunchFailed;
     }
-    filter = *std::move(built);
     struct stat st;
     if (stat(shim->c_str(), &st) != 0) {
       Say(absl::StrCat("cannot stat the shim ", *shim, ": ", strerror(errno)));
@@ -758,10 +761,15 @@ int RunProgram(const RunOptions& o) {
     settings.lost_errno = &lost_errno;
     names = std::make_unique<NameCache>(*engine);
     settings.names = names.get();
+    // Every process of the run descends from klaunch (its subreaper).
+    members = std::make_unique<RunMembers>(getpid());
+    settings.members = members.get();
+    if (engine->audit()) settings.echoes = &echoes;
   }
   // The Landlock layer: best effort unless required, never in a dry run.
   // CMD's program sections stack one ruleset each on the policy's.
   int ruleset = -1;
+  LandlockPlan plan;
   std::vector<int> section_rulesets;
   std::string landlock;
   if (o.no_landlock) {
@@ -776,7 +784,7 @@ int RunProgram(const RunOptions& o) {
   } else {
     // The shim stacks a section's ruleset at its exec with the same extras.
     const LandlockExtras extras{{effective, *shim}};
-    LandlockPlan plan = PlanLandlock(*policy, abi, extras);
+    plan = PlanLandlock(*policy, abi, extras);
     absl::StatusOr<int> fd = CreateRuleset(&plan);
     absl::StatusOr<std::vector<int>> sections =
         CreateSectionRulesets(*policy, cmd_chain, abi, extras);
@@ -805,6 +813,21 @@ int RunProgram(const RunOptions& o) {
   if (o.require_landlock && ruleset < 0) {
     Say(absl::StrCat("--require landlock: ", landlock));
     return kExitKlaunchFailed;
+  }
+  if (seccomp) {
+    // The tag buys a skip of the supervisor only where Landlock enforces
+    // the policy's answer anyway (seccomp_filter.h).
+    FilterSettings fs;
+    fs.cookie = cookie;
+    fs.writes_exact = ruleset >= 0 && LandlockEnforcesWrites(plan, *policy);
+    fs.truncate_right = ruleset >= 0 && plan.abi >= 3;
+    fs.signals_scoped = ruleset >= 0 && LandlockScopesSignals(plan);
+    absl::StatusOr<std::vector<sock_filter>> built = BuildFilter(fs, *policy);
+    if (!built.ok()) {
+      Say(std::string(built.status().message()));
+      return kExitKlaunchFailed;
+    }
+    filter = *std::move(built);
   }
   std::string layers = absl::StrCat(
       "shim, ", seccomp ? "seccomp" : "no seccomp (--no-seccomp)", ", ",
@@ -878,14 +901,13 @@ int RunProgram(const RunOptions& o) {
     }
     if (r.error == 0 && seccomp) {
       close(channel[0]);
-      if ((r.error = InstallInChild(filter, channel[1], cookie)) != 0) {
+      if ((r.error = InstallInChild(filter, channel[1])) != 0) {
         r.stage = ChildReport::kSeccomp;
       }
     }
     if (r.error == 0) {
-      // Tagged: klaunch has judged CMD already.
-      syscall(SYS_execve, program.c_str(), argv.data(), envp.data(), 0, 0,
-              cookie);
+      // The supervisor judges it too, and checks it after the fact.
+      execve(program.c_str(), argv.data(), envp.data());
       r.error = errno;
     }
     ssize_t ignored = write(report[1], &r, sizeof(r));
@@ -893,13 +915,16 @@ int RunProgram(const RunOptions& o) {
     _exit(kExitCannotRun);
   }
   g_child = child;
+  if (asker != nullptr && !approved.first.empty()) {
+    asker->RememberApproval(child, approved.first, approved.second);
+  }
   close(report[1]);
   if (ruleset >= 0) close(ruleset);
   for (int fd : section_rulesets) close(fd);
   std::unique_ptr<Supervisor> supervisor;
   if (seccomp) {
     close(channel[1]);
-    const int listener = ReceiveListener(channel[0]);
+    const int listener = ReceiveListener(channel[0], child);
     close(channel[0]);
     if (listener >= 0) {
       absl::StatusOr<std::unique_ptr<Supervisor>> started =

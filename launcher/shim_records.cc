@@ -20,7 +20,8 @@ bool SectionNamed(const Policy& policy, absl::string_view name) {
 }  // namespace
 
 int WriteShimRecord(const ShimRecordSettings& settings, pid_t pid,
-                    const std::string& exe, absl::string_view request) {
+                    const std::string& exe, absl::string_view request,
+                    AuditEvent* written) {
   absl::StatusOr<AuditEvent> e = ParseRecordRequest(request);
   if (!e.ok()) return EINVAL;
   char when[64];
@@ -35,6 +36,7 @@ int WriteShimRecord(const ShimRecordSettings& settings, pid_t pid,
       e->program = std::string(engine->program());
     }
   }
+  if (written != nullptr) *written = *e;
   if (settings.log.empty()) return 0;
   return AppendAuditLine(settings.log, FormatAuditLine(*e));
 }

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
+#include "core/audit.h"
 #include "core/engine.h"
 
 namespace klaunch {
@@ -29,8 +30,10 @@ struct ShimRecordSettings {
 // Completes the request `request` from process `pid`, whose executable is
 // `exe`, and appends it. 0, or an errno: EINVAL for a malformed request,
 // else why the line could not be written.
+// `written`, when given, gets the record as written.
 int WriteShimRecord(const ShimRecordSettings& settings, pid_t pid,
-                    const std::string& exe, absl::string_view request);
+                    const std::string& exe, absl::string_view request,
+                    AuditEvent* written = nullptr);
 
 }  // namespace klaunch
 

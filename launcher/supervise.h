@@ -17,9 +17,14 @@
 
 #include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "core/engine.h"
+#include "core/seccomp_tag.h"
 #include "launcher/decode.h"
 #include "launcher/target.h"
 
@@ -27,9 +32,26 @@ namespace klaunch {
 class AskServer;
 class ChainCgroups;
 class NameCache;
+class RunMembers;
 }
 
 namespace klaunch::supervise {
+
+// In audit mode the shim records a call it would refuse and then makes it;
+// when the filter sends that call to the supervisor too, the same would-be
+// refusal must not be recorded twice. The shim's last record per thread is
+// kept here until that thread's next call reaches the supervisor.
+class ShimEchoes {
+ public:
+  using Records = std::vector<std::pair<std::string, std::string>>;
+  void Note(pid_t tid, std::string target, std::string access);
+  // The records `tid` sent since its last call, once (target, access).
+  Records Take(pid_t tid);
+
+ private:
+  std::mutex mu_;
+  std::unordered_map<pid_t, Records> last_;
+};
 
 struct Settings {
   const Engine* engine = nullptr;
@@ -55,6 +77,11 @@ struct Settings {
   // The chains of program sections processes entered below CMD, and their
   // engines (chain_cgroups.h). Null: every call is judged by `engine`.
   ChainCgroups* chains = nullptr;
+  // Which processes belong to the run, for the calls that reach another
+  // process (supervise_process.cc). Null: every such call is refused.
+  const RunMembers* members = nullptr;
+  // Audit mode: the shim's records whose calls may reach the supervisor.
+  ShimEchoes* echoes = nullptr;
 };
 
 struct Answer {
@@ -91,6 +118,10 @@ class Call {
         target_(req.pid) {
     args_.nr = req.data.nr;
     for (int i = 0; i < 6; ++i) args_.args[i] = req.data.args[i];
+    // The shim's own requests (its records among them) consume nothing.
+    if (settings.echoes != nullptr && args_.nr != kCookieQuerySyscall) {
+      echoes_ = settings.echoes->Take(req.pid);
+    }
   }
 
   // What decode.h reads the call from.
@@ -130,6 +161,7 @@ class Call {
   const Engine* engine_;
   Target target_;
   SyscallArgs args_;
+  ShimEchoes::Records echoes_;  // the shim's records just before
 };
 
 Answer SuperviseOpen(Call& call);
@@ -137,6 +169,12 @@ Answer SuperviseExec(Call& call);
 Answer SuperviseNetwork(Call& call);
 Answer SuperviseMutation(Call& call);
 Answer SuperviseStat(Call& call);
+// Signals, limits, priorities and owners naming another process.
+Answer SuperviseProcess(Call& call);
+// FIOSETOWN, SIOCSPGRP: a new owner of a descriptor's signals.
+Answer SuperviseOwnerIoctl(Call& call);
+// ioctl requests that change a file (syscall_table.h, IoctlTable).
+Answer SuperviseIoctl(Call& call);
 // The cookie query, and the shim's other requests to klaunch (a record,
 // a question, a section entered: core/seccomp_tag.h).
 Answer SuperviseCookie(Call& call);

@@ -22,9 +22,32 @@ bool Call::Live() const {
   return ioctl(listener_, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
 }
 
+void ShimEchoes::Note(pid_t tid, std::string target, std::string access) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Records& r = last_[tid];
+  if (r.size() < 8) r.emplace_back(std::move(target), std::move(access));
+}
+
+ShimEchoes::Records ShimEchoes::Take(pid_t tid) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = last_.find(tid);
+  if (it == last_.end()) return {};
+  Records out = std::move(it->second);
+  last_.erase(it);
+  return out;
+}
+
 void Call::Record(const char* op, const std::string& what, const char* access,
                   const Decision& d, const std::string& command) {
   const bool audit = engine_->audit();
+  if (audit) {
+    for (auto it = echoes_.begin(); it != echoes_.end(); ++it) {
+      if (it->first == what && it->second == access) {
+        echoes_.erase(it);  // the shim recorded this very call already
+        return;
+      }
+    }
+  }
   if (!settings_.log.empty()) {
     char when[64];
     FormatAuditTime(when, sizeof(when));

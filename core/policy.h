@@ -127,7 +127,7 @@ struct Policy {
 // The names `system.allow` takes, each a group of calls the sandbox refuses
 // by default: "mount", "namespaces", "modules", "bpf", "kexec", "reboot",
 // "ptrace", "signals", "devices".
-extern const char* const kSystemGroups[9];
+extern const char* const kSystemGroups[12];
 bool SystemAllows(const Policy& policy, absl::string_view group);
 
 absl::string_view ModeName(Mode mode);

@@ -140,4 +140,30 @@ std::vector<std::string> NameCache::NamesFor(const IpAddress& address) {
   return LookLocked(key, now_());
 }
 
+bool NameCache::Vouches(const std::string& name, const IpAddress& address) {
+  if (name.empty() || name.size() > 253) return false;
+  const Key key = KeyOf(address);
+  std::unique_lock<std::mutex> lock(mu_);
+  const auto fresh = [&] {
+    auto it = seen_.find(key);
+    if (it == seen_.end()) return false;
+    auto n = it->second.find(name);
+    return n != it->second.end() && now_() - n->second < kKeep;
+  };
+  if (fresh()) return true;
+  auto last = vouched_.find(name);
+  if (last != vouched_.end() && now_() - last->second < kMinRefresh) {
+    return false;
+  }
+  if (last == vouched_.end() && vouched_.size() >= kMaxVouched) return false;
+  vouched_[name] = now_();
+  // Unlocked, as in RefreshLocked: a DNS timeout must not hold up others.
+  lock.unlock();
+  const std::vector<IpAddress> answers = resolve_(name);
+  lock.lock();
+  const Time now = now_();
+  for (const IpAddress& a : answers) seen_[KeyOf(a)][name] = now;
+  return fresh();
+}
+
 }  // namespace klaunch

@@ -75,6 +75,14 @@ class NameCache {
   // another thread resolves.
   std::vector<std::string> NamesFor(const IpAddress& address);
 
+  // True when `name` (a name the shim says the program resolved to reach
+  // `address`) resolves to `address` for klaunch too: it is resolved now
+  // unless klaunch saw that answer within kKeep (at most once a second per
+  // name, and for at most kMaxVouched names a run), so a program cannot
+  // make a host rule admit an address by naming the host.
+  bool Vouches(const std::string& name, const IpAddress& address);
+  static constexpr size_t kMaxVouched = 4096;
+
   const std::vector<std::string>& names() const { return names_; }
 
  private:
@@ -87,6 +95,7 @@ class NameCache {
   void RefreshLocked(std::unique_lock<std::mutex>& lock);
 
   const std::vector<std::string> names_;
+  std::map<std::string, Time> vouched_;  // guarded: when each was resolved
   const Resolver resolve_;
   const Clock now_;
 

@@ -17,6 +17,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -84,13 +87,35 @@ struct Settings {
   ShimEchoes* echoes = nullptr;
 };
 
+struct Answer;
+
+// A call the supervisor performs that would block on an object the program
+// controls (a send to a full socket, a connect no one accepts yet, an open
+// a lease holds up): handed to the waiter (waiter.h), which retries it when
+// `fd` is ready for `events` (or on a timer when `fd` is -1) and never
+// holds a thread for it.
+struct Pending {
+  Fd fd;                  // what readiness is waited on; invalid: timer only
+  uint32_t events = 0;    // EPOLLOUT, EPOLLIN
+  // Tries again without blocking: the answer, or nothing while it still
+  // would block. Called on the waiter's thread.
+  std::function<std::optional<Answer>()> retry;
+};
+
+// The errno that makes the kernel restart the call, or fail it with EINTR
+// where the signal's handler says so: the answer to a call interrupted by
+// a signal while it waited (the target waits killable only, so the signal
+// cannot interrupt it itself).
+inline constexpr int kRestartCall = 512;  // ERESTARTSYS
+
 struct Answer {
-  enum Kind { kContinue, kValue, kError, kInject };
+  enum Kind { kContinue, kValue, kError, kInject, kPending };
   Kind kind = kError;
   int64_t value = 0;
   int error = EPERM;
   Fd fd;              // kInject: the descriptor to give the target
   bool cloexec = false;
+  std::shared_ptr<Pending> pending;  // kPending
 
   static Answer Continue() { return Answer{kContinue}; }
   static Answer Value(int64_t v) { return Answer{kValue, v, 0}; }
@@ -103,6 +128,9 @@ struct Answer {
     a.cloexec = cloexec;
     return a;
   }
+  // Tries `retry` now; hands it to the waiter while it would block.
+  static Answer Wait(Fd fd, uint32_t events,
+                     std::function<std::optional<Answer>()> retry);
 };
 
 class Call {

@@ -27,6 +27,7 @@
 #include "launcher/chain_cgroups.h"
 #include "launcher/shim_records.h"
 #include "launcher/syscall_table.h"
+#include "launcher/waiter.h"
 
 // Kernel 6.6+: wake the supervisor on the target's CPU (linux/seccomp.h of
 // Debian 12 predates it).
@@ -236,7 +237,9 @@ supervise::Answer Dispatch(Call& c) {
   return Answer::Error(ENOSYS);
 }
 
-void Respond(int listener, uint64_t id, supervise::Answer a) {
+}  // namespace
+
+void Respond(int listener, uint64_t id, Answer a) {
   seccomp_notif_resp resp;
   std::memset(&resp, 0, sizeof(resp));
   resp.id = id;
@@ -249,6 +252,9 @@ void Respond(int listener, uint64_t id, supervise::Answer a) {
       break;
     case supervise::Answer::kError:
       resp.error = -a.error;
+      break;
+    case supervise::Answer::kPending:  // the waiter's: never sent here
+      resp.error = -EINTR;
       break;
     case supervise::Answer::kInject: {
       // Two steps (add, then answer with the number) cost one wake-up less
@@ -271,7 +277,6 @@ void Respond(int listener, uint64_t id, supervise::Answer a) {
   ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 }
 
-}  // namespace
 }  // namespace supervise
 
 absl::StatusOr<std::unique_ptr<Supervisor>> Supervisor::Start(
@@ -290,6 +295,7 @@ absl::StatusOr<std::unique_ptr<Supervisor>> Supervisor::Start(
   umask(0);
   signal(SIGPIPE, SIG_IGN);
   std::unique_ptr<Supervisor> s(new Supervisor(listener, stop, settings));
+  s->waiter_ = std::make_unique<supervise::Waiter>(listener);
   // The workers first: once it runs, the receiver adds to them.
   for (size_t i = 0; i < kMinWorkers; ++i) {
     s->workers_.emplace_back([p = s.get()] { p->Work(); });
@@ -319,6 +325,7 @@ void Supervisor::Stop() {
   cv_.notify_all();
   for (std::thread& t : workers_) t.join();
   workers_.clear();
+  waiter_.reset();  // drops what still waits, with the descriptors it held
   close(listener_);
   listener_ = -1;
 }
@@ -333,7 +340,12 @@ void Supervisor::Answer(const seccomp_notif& req) {
     }
   }
   supervise::Call call(listener_, req, settings_, engine);
-  supervise::Respond(listener_, req.id, supervise::Dispatch(call));
+  supervise::Answer a = supervise::Dispatch(call);
+  if (a.kind == supervise::Answer::kPending) {
+    waiter_->Add(req.id, req.pid, std::move(a.pending));
+    return;
+  }
+  supervise::Respond(listener_, req.id, std::move(a));
 }
 
 void Supervisor::Receive() {

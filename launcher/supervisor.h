@@ -30,6 +30,7 @@
 
 #include "absl/status/statusor.h"
 #include "launcher/supervise.h"
+#include "launcher/waiter.h"
 
 namespace klaunch {
 
@@ -54,6 +55,7 @@ class Supervisor {
   static constexpr size_t kMaxWorkers = 64;
 
   int listener_, stop_;
+  std::unique_ptr<supervise::Waiter> waiter_;
   supervise::Settings settings_;
   std::thread receiver_;
   std::vector<std::thread> workers_;

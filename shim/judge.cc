@@ -128,25 +128,6 @@ void LockNames() {
 }
 void UnlockNames() { g_names_lock.clear(std::memory_order_release); }
 
-bool SockaddrToIp(const sockaddr* addr, unsigned len, IpAddress* ip,
-                  uint16_t* port) {
-  if (addr->sa_family == AF_INET && len >= sizeof(sockaddr_in)) {
-    const auto* in = reinterpret_cast<const sockaddr_in*>(addr);
-    *ip = IpAddress::FromBytes(false,
-                               reinterpret_cast<const uint8_t*>(&in->sin_addr));
-    *port = ntohs(in->sin_port);
-    return true;
-  }
-  if (addr->sa_family == AF_INET6 && len >= sizeof(sockaddr_in6)) {
-    const auto* in6 = reinterpret_cast<const sockaddr_in6*>(addr);
-    *ip = IpAddress::FromBytes(
-        true, reinterpret_cast<const uint8_t*>(&in6->sin6_addr));
-    *port = ntohs(in6->sin6_port);
-    return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 // The kernel names this process's own /proc entries by number; the policy
@@ -247,18 +228,10 @@ bool AllowInterpreterLine(const char* op, const char* named,
   return Apply(op, named, "exec", std::move(d), CommandLineText(named, args));
 }
 
-bool AllowInet(const char* op, const sockaddr* addr, unsigned len) {
+bool AllowIp(const char* op, const IpAddress& ip, uint16_t port, char* hint,
+             size_t hint_size) {
   const Config& c = GetConfig();
-  IpAddress ip;
-  uint16_t port = 0;
-  if (addr == nullptr || len < sizeof(sa_family_t)) return true;
-  const int family = addr->sa_family;
-  if (family == AF_UNSPEC || family == AF_NETLINK) return true;
-  if (!SockaddrToIp(addr, len, &ip, &port)) {
-    char what[32];
-    std::snprintf(what, sizeof(what), "address family %d", family);
-    return Refuse(op, what, "the policy covers IPv4, IPv6 and Unix sockets only");
-  }
+  if (hint_size > 0) hint[0] = '\0';
   if (c.engine == nullptr) return NoEngine(op, ip.ToString().c_str());
   // Judge by every name this process resolved to the address, newest first.
   char names[8][256];
@@ -272,7 +245,12 @@ bool AllowInet(const char* op, const sockaddr* addr, unsigned len) {
   }
   UnlockNames();
   for (int i = 0; i < found; ++i) {
-    if (c.engine->CheckConnect(ip, port, names[i]).allowed()) return true;
+    if (c.engine->CheckConnect(ip, port, names[i]).allowed()) {
+      // The supervisor believes the name only once it resolves there for
+      // klaunch too: it is passed along with the call.
+      std::snprintf(hint, hint_size, "%s", names[i]);
+      return true;
+    }
   }
   Decision d = c.engine->CheckConnect(ip, port, found ? names[0] : "");
   // Named by the host the program asked for when there is one, as a rule

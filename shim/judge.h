@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/engine.h"
+#include "core/network.h"
 
 struct sockaddr;
 
@@ -53,9 +54,11 @@ bool AllowInterpreterLine(const char* op, const char* named,
                           const char* target,
                           const std::vector<std::string>& argv);
 
-// A connect, sendto or sendmsg destination. Unix paths are judged as writes
-// of the socket's path; the path, when given, must already be resolved.
-bool AllowInet(const char* op, const sockaddr* addr, unsigned len);
+// A connect, sendto or sendmsg to an IP destination (core/destination.h).
+// `hint` gets the name that admitted it, if a name did, for the
+// supervisor to check ("" otherwise).
+bool AllowIp(const char* op, const IpAddress& ip, uint16_t port, char* hint,
+             size_t hint_size);
 bool AllowAbstractUnix(const char* op, const char* name, unsigned len);
 
 // Records what a process resolved a name to, so that a connect to one of

@@ -1,11 +1,16 @@
-// Wrappers of the network calls: connect, sendto, sendmsg and sendmmsg with a
-// destination, bind of a Unix path, and the resolver calls (getaddrinfo,
-// gethostbyname*) whose answers let a connect be judged by the host name.
+// Wrappers of the network calls: connect, bind, sendto, sendmsg and
+// sendmmsg, and the resolver calls (getaddrinfo, gethostbyname*) whose
+// answers let a connect be judged by the host name.
 //
-// A Unix socket with a path is judged as a write of that path; the call is
-// made through the pinned socket file (/proc/self/fd/N) so the path cannot
-// be swapped after the judgement. Abstract Unix sockets follow
-// `network.unix_abstract`; IPv4 and IPv6 follow `network.allow`.
+// An address is read as the kernel will read it on that socket
+// (core/destination.h: AF_UNSPEC, v4 on a v6 socket, a TCP send's address
+// only with MSG_FASTOPEN). A Unix socket with a path is judged as a write of
+// that path and reached through the pinned socket file (/proc/self/fd/N);
+// abstract Unix sockets follow `network.unix_abstract`; IPv4 and IPv6
+// follow `network.allow`. With the seccomp layer every one of these calls
+// (but sendto without an address) reaches the supervisor too, which judges
+// its own copy and makes the call: the shim's judgement is the fast
+// refusal and the name, passed along for the supervisor to check.
 
 #include <netdb.h>
 #include <netinet/in.h>
@@ -15,6 +20,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "core/destination.h"
 #include "shim/pin.h"
 
 namespace klaunch::shim {
@@ -26,27 +32,68 @@ struct UnixTarget {
   socklen_t len;
 };
 
-// Judges a destination address. For a Unix path, pins it (the socket file
-// for connect/send, its directory for bind) and fills `rewritten` with an
-// address that reaches the pinned object. Returns false with errno set when
-// the call must not go on.
-bool JudgeAddress(const char* op, const sockaddr* addr, socklen_t len,
-                  bool binding, PinnedObject* obj, PinnedParent* parent,
-                  UnixTarget* rewritten, bool* use_rewritten) {
-  *use_rewritten = false;
-  if (addr == nullptr || len < sizeof(sa_family_t)) return true;
-  if (addr->sa_family != AF_UNIX) return AllowInet(op, addr, len);
-  const auto* un = reinterpret_cast<const sockaddr_un*>(addr);
-  const size_t path_len = len - offsetof(sockaddr_un, sun_path);
-  if (path_len == 0) return true;  // unnamed: autobind
-  if (un->sun_path[0] == '\0') {
-    return AllowAbstractUnix(op, un->sun_path + 1,
-                             static_cast<unsigned>(path_len - 1));
+// The socket's family and type, as the kernel reads them (raw calls).
+SocketKind KindOf(int fd) {
+  SocketKind k;
+  int value = 0;
+  socklen_t len = sizeof(value);
+  if (sys_call6(SYS_getsockopt, fd, SOL_SOCKET, SO_DOMAIN, (long)&value,
+                (long)&len, 0) == 0) {
+    k.family = value;
   }
-  char path[sizeof(un->sun_path) + 1];
-  const size_t n = strnlen(un->sun_path, std::min(path_len, sizeof(path) - 1));
-  std::memcpy(path, un->sun_path, n);
-  path[n] = '\0';
+  len = sizeof(value);
+  if (sys_call6(SYS_getsockopt, fd, SOL_SOCKET, SO_TYPE, (long)&value,
+                (long)&len, 0) == 0) {
+    k.type = value;
+  }
+  if (k.family == AF_INET6) {
+    len = sizeof(value);
+    if (sys_call6(SYS_getsockopt, fd, IPPROTO_IPV6, IPV6_V6ONLY, (long)&value,
+                  (long)&len, 0) == 0) {
+      k.v6only = value != 0;
+    }
+  }
+  return k;
+}
+
+// Judges the address of `use` on socket `fd` as the kernel will read it
+// (core/destination.h). For a Unix path, pins it (the socket file for
+// connect/send, its directory for bind) and fills `rewritten` with an
+// address that reaches the pinned object; for an IP destination admitted by
+// a name, puts the name in `hint`. Returns false with errno set when the
+// call must not go on.
+bool JudgeAddress(const char* op, int fd, AddressUse use, int flags,
+                  const sockaddr* addr, socklen_t len, PinnedObject* obj,
+                  PinnedParent* parent, UnixTarget* rewritten,
+                  bool* use_rewritten, char* hint, size_t hint_size) {
+  *use_rewritten = false;
+  hint[0] = '\0';
+  const Destination d = ReadDestination(KindOf(fd), use, flags, addr,
+                                        addr != nullptr ? len : 0);
+  switch (d.kind) {
+    case Destination::kPeer:
+    case Destination::kDisconnect:
+    case Destination::kNetlink:
+    case Destination::kOwnPort:
+    case Destination::kUnixUnnamed:
+      return true;
+    case Destination::kRefused:
+      if (d.error == EPERM || d.error == EAFNOSUPPORT) {
+        return Refuse(op, "the socket's address", d.why.c_str());
+      }
+      errno = d.error;  // what the kernel answers
+      return false;
+    case Destination::kIp:
+      return AllowIp(op, d.ip, d.port, hint, hint_size);
+    case Destination::kUnixAbstract:
+      return AllowAbstractUnix(op, d.name.data(),
+                               static_cast<unsigned>(d.name.size()));
+    case Destination::kUnixPath:
+      break;
+  }
+  const bool binding = use == AddressUse::kBind;
+  char path[sizeof(sockaddr_un::sun_path) + 1];
+  std::snprintf(path, sizeof(path), "%s", d.name.c_str());
   char target[kPathMax];
   if (binding) {
     int r = PinParent(AT_FDCWD, path, parent);
@@ -79,25 +126,28 @@ bool JudgeAddress(const char* op, const sockaddr* addr, socklen_t len,
   return true;
 }
 
-// One judged call with an optional destination address.
+// One judged call with an optional destination address. `call` gets the
+// address to use and the name that admitted it (for the supervisor).
 template <typename Call>
-long WithAddress(const char* op, const sockaddr* addr, socklen_t len,
-                 bool binding, Call call) {
+long WithAddress(const char* op, int fd, AddressUse use, int flags,
+                 const sockaddr* addr, socklen_t len, Call call) {
   Scope scope;
-  if (scope.nested()) return Ret(call(addr, len));
+  if (scope.nested()) return Ret(call(addr, len, ""));
   PinnedObject obj;
   PinnedParent parent;
   UnixTarget rewritten;
-  bool use = false;
-  if (!JudgeAddress(op, addr, len, binding, &obj, &parent, &rewritten, &use)) {
+  bool use_rewritten = false;
+  char hint[256];
+  if (!JudgeAddress(op, fd, use, flags, addr, len, &obj, &parent, &rewritten,
+                    &use_rewritten, hint, sizeof(hint))) {
     return -1;
   }
   scope.RestoreErrno();
-  if (use) {
+  if (use_rewritten) {
     return Ret(call(reinterpret_cast<const sockaddr*>(&rewritten.addr),
-                    rewritten.len));
+                    rewritten.len, hint));
   }
-  return Ret(call(addr, len));
+  return Ret(call(addr, len, hint));
 }
 
 void RememberAll(const char* node, const addrinfo* res) {
@@ -125,11 +175,15 @@ void RememberHost(const char* name, const hostent* h) {
 }  // namespace klaunch::shim
 
 using namespace klaunch::shim;  // NOLINT: the wrappers below are C symbols
+using klaunch::AddressUse;
 
 KL_EXPORT int connect(int fd, const sockaddr* addr, socklen_t len) {
-  return WithAddress("connect", addr, len, false,
-                     [&](const sockaddr* a, socklen_t l) {
-                       return sys(SYS_connect, fd, a, l);
+  return WithAddress("connect", fd, AddressUse::kConnect, 0, addr, len,
+                     [&](const sockaddr* a, socklen_t l, const char* hint) {
+                       // The supervisor judges it again, by this name only
+                       // once it resolves there for klaunch too.
+                       return sys(SYS_connect, fd, a, l, hint,
+                                  std::strlen(hint));
                      });
 }
 
@@ -137,80 +191,68 @@ KL_EXPORT int __connect(int fd, const sockaddr* addr, socklen_t len)
     __attribute__((alias("connect")));
 
 KL_EXPORT int bind(int fd, const sockaddr* addr, socklen_t len) {
-  // Only Unix addresses are the policy's business at bind: a path is a
-  // filesystem write, an abstract name follows unix_abstract.
-  if (addr != nullptr && len >= sizeof(sa_family_t) &&
-      addr->sa_family != AF_UNIX) {
-    return static_cast<int>(Ret(sys(SYS_bind, fd, addr, len)));
-  }
-  return WithAddress("bind", addr, len, true,
-                     [&](const sockaddr* a, socklen_t l) {
+  return WithAddress("bind", fd, AddressUse::kBind, 0, addr, len,
+                     [&](const sockaddr* a, socklen_t l, const char*) {
                        return sys(SYS_bind, fd, a, l);
                      });
 }
 
 KL_EXPORT ssize_t sendto(int fd, const void* buf, size_t size, int flags,
                          const sockaddr* addr, socklen_t len) {
-  if (addr == nullptr) {
+  if (addr == nullptr && !(flags & MSG_FASTOPEN)) {
     return Ret(sys_call6(SYS_sendto, fd, (long)buf, (long)size, flags, 0, 0));
   }
   // As sendmsg: sendto needs all six argument registers, leaving none for
-  // the seccomp tag.
-  return WithAddress("sendto", addr, len, false,
-                     [&](const sockaddr* a, socklen_t l) {
+  // the name the supervisor checks.
+  return WithAddress("sendto", fd, AddressUse::kSend, flags, addr, len,
+                     [&](const sockaddr* a, socklen_t l, const char* hint) {
                        iovec iov{const_cast<void*>(buf), size};
                        msghdr m{};
                        m.msg_name = const_cast<sockaddr*>(a);
-                       m.msg_namelen = l;
+                       m.msg_namelen = a != nullptr ? l : 0;
                        m.msg_iov = &iov;
                        m.msg_iovlen = 1;
-                       return sys(SYS_sendmsg, fd, &m, flags);
+                       return sys(SYS_sendmsg, fd, &m, flags, hint,
+                                  std::strlen(hint));
                      });
 }
 
 KL_EXPORT ssize_t sendmsg(int fd, const msghdr* msg, int flags) {
-  if (msg == nullptr || msg->msg_name == nullptr) {
-    return Ret(sys(SYS_sendmsg, fd, msg, flags));
-  }
+  if (msg == nullptr) return Ret(sys(SYS_sendmsg, fd, msg, flags));
+  // The header is copied once: what was judged is what is passed on (the
+  // supervisor then judges its own copy of it).
+  const msghdr m = *msg;
   return WithAddress(
-      "sendmsg", static_cast<const sockaddr*>(msg->msg_name), msg->msg_namelen,
-      false, [&](const sockaddr* a, socklen_t l) {
-        msghdr copy = *msg;
+      "sendmsg", fd, AddressUse::kSend, flags,
+      static_cast<const sockaddr*>(m.msg_name), m.msg_namelen,
+      [&](const sockaddr* a, socklen_t l, const char* hint) {
+        msghdr copy = m;
         copy.msg_name = const_cast<sockaddr*>(a);
-        copy.msg_namelen = l;
-        return sys(SYS_sendmsg, fd, &copy, flags);
+        copy.msg_namelen = a != nullptr ? l : 0;
+        return sys(SYS_sendmsg, fd, &copy, flags, hint, std::strlen(hint));
       });
 }
 
 KL_EXPORT int sendmmsg(int fd, mmsghdr* msgs, unsigned n, int flags) {
   Scope scope;
   if (!scope.nested() && msgs != nullptr) {
-    // Every destination must be admitted before any datagram leaves. Unix
-    // paths are judged but not rewritten here: such a call goes untagged,
-    // so the seccomp supervisor sends it through the paths it pinned.
-    bool unix_path = false;
+    // Every destination must be admitted before any datagram leaves; the
+    // supervisor judges the call again from its own copy.
     for (unsigned i = 0; i < n; ++i) {
       const msghdr& m = msgs[i].msg_hdr;
-      if (m.msg_name == nullptr) continue;
-      const auto* sa = static_cast<const sockaddr*>(m.msg_name);
-      unix_path |= m.msg_namelen > sizeof(sa_family_t) + 1 &&
-                   sa->sa_family == AF_UNIX &&
-                   reinterpret_cast<const sockaddr_un*>(sa)->sun_path[0] != 0;
       PinnedObject obj;
       PinnedParent parent;
       UnixTarget rewritten;
       bool use = false;
-      if (!JudgeAddress("sendmmsg", static_cast<const sockaddr*>(m.msg_name),
-                        m.msg_namelen, false, &obj, &parent, &rewritten,
-                        &use)) {
+      char hint[256];
+      if (!JudgeAddress("sendmmsg", fd, AddressUse::kSend, flags,
+                        static_cast<const sockaddr*>(m.msg_name),
+                        m.msg_namelen, &obj, &parent, &rewritten, &use, hint,
+                        sizeof(hint))) {
         return -1;
       }
     }
     scope.RestoreErrno();
-    if (unix_path) {
-      return static_cast<int>(
-          Ret(sys_call6(SYS_sendmmsg, fd, (long)msgs, n, flags, 0, 0)));
-    }
   }
   return static_cast<int>(Ret(sys(SYS_sendmmsg, fd, msgs, n, flags)));
 }

@@ -541,6 +541,13 @@ int RunProgram(const RunOptions& o) {
   }
   const std::string log = o.log_file.empty() ? *run_dir + "/audit.jsonl"
                                              : AbsolutePath(o.log_file);
+  struct HeldFd {
+    int fd = -1;
+    void reset(int f) { fd = f; }
+    ~HeldFd() {
+      if (fd >= 0) close(fd);
+    }
+  } log_held;
   {
     int fd = open(log.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
     if (fd < 0) {
@@ -549,11 +556,14 @@ int RunProgram(const RunOptions& o) {
       return kExitKlaunchFailed;
     }
     const std::string problem = LogRoomProblem(fd, log);
-    close(fd);
     if (!problem.empty()) {
+      close(fd);
       Say(problem);
       return kExitKlaunchFailed;
     }
+    // Held open for the whole run: a file open for writing takes no lease,
+    // so no process of the program can make a write to the log wait.
+    log_held.reset(fd);
   }
   absl::StatusOr<std::string> shim = FindShim();
   if (!shim.ok()) {

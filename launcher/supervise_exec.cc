@@ -29,7 +29,14 @@ bool JudgeInterpreter(Call& c, const char* op, int object,
                       const std::vector<std::string>& argv) {
   struct stat st;
   if (fstat(object, &st) != 0 || !S_ISREG(st.st_mode)) return true;
-  Fd fd(open(ProcFd(object).c_str(), O_RDONLY | O_CLOEXEC));
+  // Without waiting: a write lease another process of the program holds
+  // would keep this open (and the supervisor) waiting for it.
+  Fd fd(open(ProcFd(object).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  if (!fd.valid() && errno == EWOULDBLOCK) {
+    return c.Refuse(op, script,
+                    "its interpreter line cannot be read without waiting for "
+                    "a lease another process holds on it");
+  }
   if (!fd.valid()) return true;  // unreadable: the kernel cannot run it
   char head[256];
   const ssize_t n = read(fd.get(), head, sizeof(head));

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <memory>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -175,6 +176,35 @@ Answer NameOrObject(Call& c, const char* op, int dirfd, const PathArg& path,
   return Answer::Result(Done(on_object(ProcFd(r.object.get()))));
 }
 
+// truncate(2) breaks a lease its holder keeps and waits for it: a file is
+// opened for writing without waiting (the waiter retries while the lease
+// holds), then truncated through that descriptor.
+Answer Truncate(Call& c, const MutationCall& m) {
+  Resolved r;
+  if (int e = JudgeObject(c, m.op, AT_FDCWD, m.path, true, false, &r); e < 0) {
+    return Answer::Error(-e);
+  }
+  if (!c.Live()) return Answer::Error(ENOENT);
+  struct stat st;
+  if (fstat(r.object.get(), &st) != 0) return Answer::Error(errno);
+  const std::string via = ProcFd(r.object.get());
+  if (!S_ISREG(st.st_mode)) {
+    // No lease on anything else; the kernel's own answer (EISDIR, EINVAL).
+    return Answer::Result(Done(truncate(via.c_str(), m.length)));
+  }
+  auto pin = std::make_shared<Fd>(std::move(r.object));
+  const off_t length = m.length;
+  return Answer::Wait(Fd(), 0, [pin, length]() -> std::optional<Answer> {
+    Fd fd(open(ProcFd(pin->get()).c_str(),
+               O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+    if (!fd.valid()) {
+      if (errno == EWOULDBLOCK) return std::nullopt;
+      return Answer::Error(errno);
+    }
+    return Answer::Result(Done(ftruncate(fd.get(), length)));
+  });
+}
+
 Answer Times(Call& c, const char* op, int dirfd, const PathArg& path,
              const timespec* times, int flags) {
   if (path.addr == 0) {
@@ -284,10 +314,7 @@ Answer SuperviseMutation(Call& c) {
     case SYS_linkat:
       return Link(c, m);
     case SYS_truncate:
-      return NameOrObject(
-          c, m.op, AT_FDCWD, m.path, false, false,
-          [&](const Resolved&) { return -1L; },
-          [&](const std::string& p) { return truncate(p.c_str(), m.length); });
+      return Truncate(c, m);
     case SYS_chmod:
     case SYS_fchmodat:
     case kSysFchmodat2:

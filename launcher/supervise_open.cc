@@ -1,7 +1,10 @@
-// open, openat, openat2 and creat made without the shim: the supervisor
-// resolves the path as the target would, judges the object it found, opens
-// that very object (through /proc/self/fd/N of its O_PATH pin) and injects
-// the descriptor, so there is no window between the check and the use.
+// open, openat, openat2 and creat made without the shim (or with it, where
+// the tag buys no skip): the supervisor resolves the path as the target
+// would, judges the object it found, opens that very object (through
+// /proc/self/fd/N of its O_PATH pin) and injects the descriptor, so there
+// is no window between the check and the use. It never waits on the
+// object: every open is non-blocking (a FIFO's other end, a lease's
+// holder), and an open that would wait natively goes to the waiter.
 
 #include <fcntl.h>
 #include <linux/openat2.h>
@@ -10,6 +13,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <functional>
+#include <memory>
 
 #include "core/path.h"
 #include "launcher/supervise.h"
@@ -45,17 +50,46 @@ int ResolveRestricted(Call& c, const OpenCall& o, Resolved* r) {
   return 0;
 }
 
+// Opens with `open` (flags given) without ever waiting on the object: with
+// O_NONBLOCK, so a FIFO does not wait for its other end nor a file for the
+// lease its holder keeps (what the program controls), and then gives the
+// descriptor the blocking mode the target asked for. A lease holder keeps
+// a blocking open waiting natively: the waiter retries it (waiter.h).
+// A FIFO opened for writing waits natively for a reader: so does this,
+// on the waiter (a FIFO opened for reading does not wait for a writer: it
+// reads end of file until one comes, a known difference).
+Answer OpenWithoutWaiting(const OpenCall& o, bool fifo,
+                          std::function<int(int flags)> open_with) {
+  const bool wanted_nonblock = o.flags & O_NONBLOCK;
+  auto attempt = [o, fifo, open_with,
+                  wanted_nonblock]() -> std::optional<Answer> {
+    const int fd = open_with(O_NONBLOCK);
+    if (fd < 0) {
+      // A lease being broken: natively the open waits for its holder.
+      if (errno == EWOULDBLOCK && !wanted_nonblock) return std::nullopt;
+      if (errno == ENXIO && fifo && !wanted_nonblock) return std::nullopt;
+      return Answer::Error(errno);
+    }
+    if (!wanted_nonblock) fcntl(fd, F_SETFL, o.flags & ~O_NONBLOCK & 07777777);
+    return Answer::Inject(Fd(fd), o.flags & O_CLOEXEC);
+  };
+  return Answer::Wait(Fd(), 0, std::move(attempt));
+}
+
 Answer Create(Call& c, const OpenCall& o, Access access, Resolved& r) {
   if (r.trailing_slash) return Answer::Error(EISDIR);
   if (!c.JudgePath(o.op, access, r.NamePath())) {
     return Answer::Error(EACCES);
   }
-  // O_NOFOLLOW: a symlink put there since the check is not followed.
-  const int flags = (o.flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
-  const int fd = openat(r.parent.get(), r.last.c_str(), flags,
-                        o.mode & ~c.target().umask());
-  if (fd < 0) return Answer::Error(errno);
-  return Answer::Inject(Fd(fd), o.flags & O_CLOEXEC);
+  // O_NOFOLLOW: a symlink put there since the check is not followed; a
+  // FIFO put there is opened without waiting for its other end.
+  auto parent = std::make_shared<Fd>(std::move(r.parent));
+  const std::string last = r.last;
+  const int flags = o.flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY;
+  const mode_t mode = o.mode & ~c.target().umask();
+  return OpenWithoutWaiting(o, false, [parent, last, flags, mode](int extra) {
+    return openat(parent->get(), last.c_str(), flags | extra, mode);
+  });
 }
 
 }  // namespace
@@ -103,23 +137,19 @@ Answer SuperviseOpen(Call& c) {
     return Answer::Inject(std::move(r.object), o.flags & O_CLOEXEC);
   }
   if (S_ISLNK(st.st_mode)) return Answer::Error(ELOOP);  // O_NOFOLLOW
-  int flags = (o.flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW)) | O_CLOEXEC |
-              O_NOCTTY;
-  // A FIFO would block the supervisor until a peer came: open it without
-  // waiting, then give the target the blocking mode it asked for.
-  const bool fifo_wait = S_ISFIFO(st.st_mode) && !(o.flags & O_NONBLOCK);
-  if (fifo_wait) flags |= O_NONBLOCK;
   if ((o.flags & O_TMPFILE) == O_TMPFILE) {
-    flags = o.flags | O_CLOEXEC;
-    const int fd = openat(r.object.get(), ".", flags,
+    const int fd = openat(r.object.get(), ".", o.flags | O_CLOEXEC,
                           o.mode & ~c.target().umask());
     if (fd < 0) return Answer::Error(errno);
     return Answer::Inject(Fd(fd), o.flags & O_CLOEXEC);
   }
-  Fd fd(open(ProcFd(r.object.get()).c_str(), flags));
-  if (!fd.valid()) return Answer::Error(errno);
-  if (fifo_wait) fcntl(fd.get(), F_SETFL, o.flags & ~O_NONBLOCK & 07777777);
-  return Answer::Inject(std::move(fd), o.flags & O_CLOEXEC);
+  // Through the pin, so nothing swapped in since the judgement is opened.
+  const int flags = (o.flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW)) | O_CLOEXEC |
+                    O_NOCTTY;
+  auto pin = std::make_shared<Fd>(std::move(r.object));
+  return OpenWithoutWaiting(o, S_ISFIFO(st.st_mode), [pin, flags](int extra) {
+    return open(ProcFd(pin->get()).c_str(), flags | extra);
+  });
 }
 
 }  // namespace klaunch::supervise

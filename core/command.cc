@@ -53,29 +53,72 @@ std::optional<InterpreterLine> ParseInterpreterLine(absl::string_view head) {
   return line;
 }
 
-std::optional<size_t> LoaderProgramIndex(
+std::optional<LoaderCommandLine> ParseLoaderCommandLine(
     absl::string_view executable, absl::Span<const absl::string_view> argv) {
+  using Mode = LoaderCommandLine::Mode;
   const absl::string_view base = Basename(executable);
   if (!absl::StartsWith(base, "ld-linux") && !absl::StartsWith(base, "ld.so") &&
       !absl::StartsWith(base, "ld-")) {
     return std::nullopt;
   }
-  if (argv.empty()) return std::nullopt;
+  LoaderCommandLine line;
+  std::optional<absl::string_view> argv0;
+  // argv[0] is the loader's own name; the options start after it.
   size_t i = 1;
-  while (i < argv.size() && absl::StartsWith(argv[i], "--")) {
-    const absl::string_view o = argv[i];
-    if (o == "--") {
-      ++i;
-      break;
+  for (; i < argv.size(); ++i) {
+    const absl::string_view word = argv[i];
+    const bool has_value = i + 1 < argv.size();
+    if (word == "--list" || word == "--verify") {
+      if (line.mode != Mode::kHelp) {
+        line.mode = word == "--list" ? Mode::kList : Mode::kVerify;
+      }
+    } else if (word == "--inhibit-cache") {
+      // A flag.
+    } else if (has_value &&
+               (word == "--library-path" || word == "--inhibit-rpath" ||
+                word == "--audit" || word == "--preload" ||
+                word == "--argv0" || word == "--glibc-hwcaps-prepend" ||
+                word == "--glibc-hwcaps-mask")) {
+      ++i;  // the value, whatever it looks like
+      if (word == "--argv0") argv0 = argv[i];
+    } else if (word == "--list-tunables") {
+      line.mode = Mode::kListTunables;
+    } else if (word == "--list-diagnostics") {
+      line.mode = Mode::kListDiagnostics;
+    } else if (word == "--help") {
+      line.mode = Mode::kHelp;
+    } else if (word == "--version") {
+      line.mode = Mode::kVersion;  // printed at once; nothing after is read
+      return line;
+    } else if (absl::StartsWith(word, "--")) {
+      // Unknown, a value-taking option with no word after it, or "--":
+      // ld.so's test for the end of its options looks at the second
+      // character, which is always '-' here.
+      line.mode = Mode::kUsageError;
+      return line;
+    } else {
+      break;  // PROGRAM
     }
-    const bool takes_value =
-        o == "--library-path" || o == "--preload" || o == "--audit" ||
-        o == "--argv0" || o == "--glibc-hwcaps-prepend" ||
-        o == "--glibc-hwcaps-mask";
-    i += takes_value && i + 1 < argv.size() ? 2 : 1;
   }
-  if (i >= argv.size()) return std::nullopt;  // --help, --list-tunables...
-  return i;
+  // These two print and exit before PROGRAM is looked for.
+  if (line.mode == Mode::kListTunables || line.mode == Mode::kListDiagnostics) {
+    return line;
+  }
+  if (i >= argv.size()) {
+    if (line.mode != Mode::kHelp) line.mode = Mode::kUsageError;
+    return line;
+  }
+  line.program = i;
+  line.argv0 = argv0.value_or(argv[i]);
+  return line;
+}
+
+std::optional<size_t> LoaderProgramIndex(
+    absl::string_view executable, absl::Span<const absl::string_view> argv) {
+  const std::optional<LoaderCommandLine> line =
+      ParseLoaderCommandLine(executable, argv);
+  if (!line || line->mode != LoaderCommandLine::Mode::kRun) return std::nullopt;
+  return line->program;
 }
 
 std::string CommandLineText(absl::string_view executable,

@@ -53,11 +53,77 @@ std::optional<InterpreterLine> ParseInterpreterLine(absl::string_view head);
 
 // The dynamic loader run as a program ("ld-linux-x86-64.so.2 [OPTION]...
 // PROGRAM [ARG]...") runs PROGRAM, which is to be judged as if executed
-// itself. LoaderProgramIndex gives PROGRAM's index in `argv` when
-// `executable` (a path) is a loader's, after the options ld.so takes (those
-// with a value: --library-path, --preload, --audit, --argv0,
-// --glibc-hwcaps-prepend, --glibc-hwcaps-mask); nothing when it is no
-// loader or names no program (--help, --list-tunables).
+// itself. ParseLoaderCommandLine reads the loader's command line as glibc
+// 2.36's ld.so (Debian 12) reads it, left to right, stopping at the first
+// word that does not start with "--":
+//
+//   --list, --verify          no program runs: PROGRAM is mapped, its
+//                             dependencies listed or checked, and ld.so exits
+//                             (neither changes the mode once --help is seen)
+//   --inhibit-cache           a flag
+//   --library-path, --inhibit-rpath, --audit, --preload, --argv0,
+//   --glibc-hwcaps-prepend, --glibc-hwcaps-mask
+//                             take the next word as their value, whatever it
+//                             is ("--argv0 --version" sets argv[0]); as the
+//                             last word (no value) they are unknown options
+//   --list-tunables, --list-diagnostics
+//                             print and exit once the options are read, with
+//                             or without a program (the last one wins)
+//   --help                    no program runs (help, after loading PROGRAM
+//                             if one is named)
+//   --version                 prints and exits right there: later words are
+//                             not read
+//   any other word starting with "--", "--" itself included
+//                             an unknown option: ld.so exits 1 (2.36 checks
+//                             the second character of "--" for the end of
+//                             the options, never the third, so "--" never
+//                             ends them)
+//   "-", "-x", "", any other word
+//                             PROGRAM; the words after it are its arguments
+//
+// No word left for PROGRAM is a usage error (exit 1), or the help when --help
+// was given. When the program runs, its argv[0] is --argv0's value (the last
+// one given), else PROGRAM as written; argv[0] plays no part in judging a
+// command (CommandLineText), so the callers judge PROGRAM and the words
+// after it whatever --argv0 says. A PROGRAM without a slash is looked up
+// by ld.so in /etc/ld.so.cache only (not in the working directory, nor in
+// --library-path or LD_LIBRARY_PATH, which are not read yet).
+struct LoaderCommandLine {
+  enum class Mode {
+    kRun,              // PROGRAM runs
+    kList,             // --list: no program runs
+    kVerify,           // --verify: no program runs
+    kHelp,             // --help: no program runs
+    kListTunables,     // no program runs
+    kListDiagnostics,  // no program runs
+    kVersion,          // no program runs
+    kUsageError,       // an unknown option or no PROGRAM: nothing runs
+  };
+  Mode mode = Mode::kRun;
+  // PROGRAM's index in argv, whenever the command line names one (with
+  // kRun always; with kList, kVerify and kHelp when a word is left for it).
+  std::optional<size_t> program;
+  // The argv[0] PROGRAM runs with: --argv0's last value, else argv[program].
+  absl::string_view argv0;
+};
+
+// Nothing when `executable` (a path) is no dynamic loader's.
+std::optional<LoaderCommandLine> ParseLoaderCommandLine(
+    absl::string_view executable, absl::Span<const absl::string_view> argv);
+
+// PROGRAM's index in `argv` when `executable` is a loader's and the loader
+// runs PROGRAM (mode kRun); nothing when it is no loader or runs no program
+// (--list, --verify, --help, --version, --list-tunables, --list-diagnostics,
+// an unknown option, an option without its value, no PROGRAM). Nothing is
+// safe there because nothing beyond the loader itself executes: the caller
+// has already judged the loader's own command line against the command
+// rules (so a policy can still refuse "ld-linux-x86-64.so.2 --list curl"),
+// and what such a loader does then (mapping PROGRAM and its libraries,
+// without relocating with IFUNCs or running any of their code) is reading,
+// which the file layers judge. (An --audit module's code runs whatever the
+// mode, as it does before a program that runs: a library the loader loads
+// is no command, here or there.) The index that matters is the one of the
+// program that does run, and the parse above finds the same word ld.so does.
 std::optional<size_t> LoaderProgramIndex(
     absl::string_view executable, absl::Span<const absl::string_view> argv);
 

@@ -395,28 +395,218 @@ TEST(InterpreterLine, AFileWithoutAnInterpreterIsNoScript) {
   EXPECT_FALSE(ParseInterpreterLine("#").has_value());
 }
 
-TEST(LoaderProgram, TheLoaderRunsTheProgramNamedAfterItsOptions) {
-  using V = std::vector<absl::string_view>;
-  const char* ld = "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2";
-  EXPECT_EQ(LoaderProgramIndex(ld, V{"ld.so", "/usr/bin/curl", "-s"}), 1u);
-  EXPECT_EQ(LoaderProgramIndex(ld, V{"ld.so", "--library-path", "/x",
-                                     "--inhibit-cache", "curl"}),
-            4u);
-  EXPECT_EQ(LoaderProgramIndex(ld, V{"ld.so", "--argv0", "x", "--", "curl"}),
-            4u);
-  EXPECT_EQ(LoaderProgramIndex("/lib64/ld-2.36.so", V{"ld", "prog"}), 1u);
+// LoaderProgramIndex follows glibc 2.36's ld.so (Debian 12), whose
+// answers to each of these command lines were checked against the real
+// /lib64/ld-linux-x86-64.so.2 of Debian 12.
+constexpr char kLd[] = "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2";
+using V = std::vector<absl::string_view>;
+using LoaderMode = LoaderCommandLine::Mode;
+
+std::optional<size_t> Program(V argv) { return LoaderProgramIndex(kLd, argv); }
+
+LoaderCommandLine Parse(V argv) {
+  std::optional<LoaderCommandLine> line = ParseLoaderCommandLine(kLd, argv);
+  EXPECT_TRUE(line.has_value());
+  return line.value_or(LoaderCommandLine{});
 }
 
-TEST(LoaderProgram, NoProgramOrNoLoaderIsNothing) {
-  using V = std::vector<absl::string_view>;
-  EXPECT_EQ(LoaderProgramIndex("/lib64/ld-linux-x86-64.so.2",
-                               V{"ld.so", "--help"}),
-            std::nullopt);
-  EXPECT_EQ(LoaderProgramIndex("/lib64/ld-linux-x86-64.so.2",
-                               V{"ld.so", "--preload"}),
-            std::nullopt);
+TEST(LoaderProgram, TheLoaderRunsTheFirstWordAfterItsOptions) {
+  EXPECT_EQ(Program({"ld.so", "/usr/bin/curl", "-s"}), 1u);
+  EXPECT_EQ(LoaderProgramIndex("/lib64/ld-2.36.so", V{"ld", "prog"}), 1u);
+  EXPECT_EQ(LoaderProgramIndex("/lib/ld.so.1", V{"ld", "prog"}), 1u);
+  // The program's own options are its own.
+  EXPECT_EQ(Program({"ld.so", "/bin/echo", "--help"}), 1u);
+  EXPECT_EQ(Program({"ld.so", "/bin/echo", "--list", "x"}), 1u);
+}
+
+TEST(LoaderProgram, AnExecutableThatIsNoLoaderIsNothing) {
   EXPECT_EQ(LoaderProgramIndex("/usr/bin/env", V{"env", "curl"}),
             std::nullopt);
+  EXPECT_EQ(ParseLoaderCommandLine("/usr/bin/ldd", V{"ldd", "/bin/ls"}),
+            std::nullopt);
+}
+
+TEST(LoaderProgram, ArgvZeroIsTheLoadersOwnNameAndNeverAnOption) {
+  EXPECT_EQ(Program({"--help", "/usr/bin/curl"}), 1u);
+  EXPECT_EQ(Program({"--library-path", "/usr/bin/curl"}), 1u);
+}
+
+TEST(LoaderProgram, NoWordsAtAllOrOnlyTheLoadersNameAreAUsageError) {
+  EXPECT_EQ(Parse({}).mode, LoaderMode::kUsageError);
+  EXPECT_EQ(Parse({"ld.so"}).mode, LoaderMode::kUsageError);
+  EXPECT_EQ(Program({}), std::nullopt);
+  EXPECT_EQ(Program({"ld.so"}), std::nullopt);
+}
+
+TEST(LoaderProgram, EachOptionWithAValueTakesTheNextWordWhateverItIs) {
+  for (absl::string_view option :
+       {"--library-path", "--inhibit-rpath", "--audit", "--preload", "--argv0",
+        "--glibc-hwcaps-prepend", "--glibc-hwcaps-mask"}) {
+    EXPECT_EQ(Program({"ld.so", option, "/x", "/usr/bin/curl"}), 3u) << option;
+    // The value is not read as an option, nor as the program.
+    EXPECT_EQ(Program({"ld.so", option, "--version", "/usr/bin/curl"}), 3u)
+        << option;
+    EXPECT_EQ(Program({"ld.so", option, "/usr/bin/true", "/tmp/evil"}), 3u)
+        << option;
+  }
+}
+
+TEST(LoaderProgram, InhibitRpathTakesAValueSoItsValueIsNotTheProgram) {
+  // The loader runs /tmp/evil here; reading --inhibit-rpath as a flag would
+  // judge /usr/bin/true instead.
+  EXPECT_EQ(Program({"ld.so", "--inhibit-rpath", "/usr/bin/true", "/tmp/evil",
+                     "-x"}),
+            3u);
+}
+
+TEST(LoaderProgram,
+     AnOptionWhoseValueIsMissingIsAnUnknownOptionAndRunsNothing) {
+  for (absl::string_view option :
+       {"--library-path", "--inhibit-rpath", "--audit", "--preload", "--argv0",
+        "--glibc-hwcaps-prepend", "--glibc-hwcaps-mask"}) {
+    EXPECT_EQ(Parse({"ld.so", option}).mode, LoaderMode::kUsageError)
+        << option;
+    EXPECT_EQ(Program({"ld.so", option}), std::nullopt) << option;
+  }
+}
+
+TEST(LoaderProgram, AValueAsTheLastWordLeavesNoProgram) {
+  const LoaderCommandLine line = Parse({"ld.so", "--library-path", "/x"});
+  EXPECT_EQ(line.mode, LoaderMode::kUsageError);
+  EXPECT_EQ(line.program, std::nullopt);
+  EXPECT_EQ(Program({"ld.so", "--preload", "/usr/bin/curl"}), std::nullopt);
+}
+
+TEST(LoaderProgram, InhibitCacheIsAFlag) {
+  EXPECT_EQ(Program({"ld.so", "--inhibit-cache", "/usr/bin/curl"}), 2u);
+  EXPECT_EQ(Program({"ld.so", "--inhibit-cache", "--inhibit-cache", "curl"}),
+            3u);
+  EXPECT_EQ(Program({"ld.so", "--library-path", "/x", "--inhibit-cache",
+                     "curl"}),
+            4u);
+}
+
+TEST(LoaderProgram, DoubleDashIsAnUnknownOptionNotTheEndOfTheOptions) {
+  // glibc 2.36 tests the second character of "--" for the end of its
+  // options; ld.so answers "unrecognized option '--'" and exits 1.
+  EXPECT_EQ(Parse({"ld.so", "--", "/usr/bin/curl"}).mode,
+            LoaderMode::kUsageError);
+  EXPECT_EQ(Program({"ld.so", "--", "/usr/bin/curl"}), std::nullopt);
+  EXPECT_EQ(Program({"ld.so", "--argv0", "x", "--", "curl"}), std::nullopt);
+}
+
+TEST(LoaderProgram, AnUnknownDoubleDashOptionRunsNothing) {
+  EXPECT_EQ(Parse({"ld.so", "--bogus", "/usr/bin/curl"}).mode,
+            LoaderMode::kUsageError);
+  EXPECT_EQ(Program({"ld.so", "--bogus", "/usr/bin/curl"}), std::nullopt);
+  EXPECT_EQ(Program({"ld.so", "--library-path=/x", "/usr/bin/curl"}),
+            std::nullopt);
+  // Even after a mode that prints and exits.
+  EXPECT_EQ(Parse({"ld.so", "--list-tunables", "--bogus"}).mode,
+            LoaderMode::kUsageError);
+  EXPECT_EQ(Parse({"ld.so", "--help", "--bogus"}).mode,
+            LoaderMode::kUsageError);
+}
+
+TEST(LoaderProgram, ASingleDashWordIsTheProgram) {
+  EXPECT_EQ(Program({"ld.so", "-", "x"}), 1u);
+  EXPECT_EQ(Program({"ld.so", "-x", "/usr/bin/curl"}), 1u);
+  EXPECT_EQ(Program({"ld.so", "", "/usr/bin/curl"}), 1u);
+}
+
+TEST(LoaderProgram, ListNamesAProgramButRunsNone) {
+  const LoaderCommandLine line = Parse({"ld.so", "--list", "/usr/bin/curl"});
+  EXPECT_EQ(line.mode, LoaderMode::kList);
+  EXPECT_EQ(line.program, 2u);
+  EXPECT_EQ(Program({"ld.so", "--list", "/usr/bin/curl"}), std::nullopt);
+  EXPECT_EQ(Parse({"ld.so", "--list"}).mode, LoaderMode::kUsageError);
+}
+
+TEST(LoaderProgram, VerifyNamesAProgramButRunsNone) {
+  const LoaderCommandLine line = Parse({"ld.so", "--verify", "/usr/bin/curl"});
+  EXPECT_EQ(line.mode, LoaderMode::kVerify);
+  EXPECT_EQ(line.program, 2u);
+  EXPECT_EQ(Program({"ld.so", "--verify", "/usr/bin/curl"}), std::nullopt);
+  // The later of --list and --verify wins.
+  EXPECT_EQ(Parse({"ld.so", "--verify", "--list", "x"}).mode,
+            LoaderMode::kList);
+  EXPECT_EQ(Parse({"ld.so", "--list", "--verify", "x"}).mode,
+            LoaderMode::kVerify);
+}
+
+TEST(LoaderProgram, HelpRunsNoProgramWithOrWithoutOne) {
+  EXPECT_EQ(Parse({"ld.so", "--help"}).mode, LoaderMode::kHelp);
+  EXPECT_EQ(Program({"ld.so", "--help"}), std::nullopt);
+  const LoaderCommandLine line = Parse({"ld.so", "--help", "/usr/bin/curl"});
+  EXPECT_EQ(line.mode, LoaderMode::kHelp);
+  EXPECT_EQ(line.program, 2u);
+  EXPECT_EQ(Program({"ld.so", "--help", "/usr/bin/curl"}), std::nullopt);
+  // --list and --verify do not take the mode back from --help.
+  EXPECT_EQ(Parse({"ld.so", "--help", "--list", "x"}).mode, LoaderMode::kHelp);
+  EXPECT_EQ(Parse({"ld.so", "--help", "--verify", "x"}).mode,
+            LoaderMode::kHelp);
+  EXPECT_EQ(Parse({"ld.so", "--list", "--help", "x"}).mode, LoaderMode::kHelp);
+}
+
+TEST(LoaderProgram, VersionStopsReadingWhereItStands) {
+  EXPECT_EQ(Parse({"ld.so", "--version"}).mode, LoaderMode::kVersion);
+  EXPECT_EQ(Program({"ld.so", "--version", "/usr/bin/curl"}), std::nullopt);
+  // What follows it is not read: not even an unknown option.
+  EXPECT_EQ(Parse({"ld.so", "--version", "--bogus"}).mode,
+            LoaderMode::kVersion);
+  EXPECT_EQ(Parse({"ld.so", "--help", "--version"}).mode,
+            LoaderMode::kVersion);
+  EXPECT_EQ(Parse({"ld.so", "--library-path", "/x", "--version"}).mode,
+            LoaderMode::kVersion);
+  // But an unknown option before it ends the reading first.
+  EXPECT_EQ(Parse({"ld.so", "--bogus", "--version"}).mode,
+            LoaderMode::kUsageError);
+}
+
+TEST(LoaderProgram, ListTunablesPrintsAndExitsEvenWithAProgram) {
+  EXPECT_EQ(Parse({"ld.so", "--list-tunables"}).mode,
+            LoaderMode::kListTunables);
+  const LoaderCommandLine line =
+      Parse({"ld.so", "--list-tunables", "/usr/bin/curl"});
+  EXPECT_EQ(line.mode, LoaderMode::kListTunables);
+  EXPECT_EQ(Program({"ld.so", "--list-tunables", "/usr/bin/curl"}),
+            std::nullopt);
+  // It takes the mode from --help.
+  EXPECT_EQ(Parse({"ld.so", "--help", "--list-tunables"}).mode,
+            LoaderMode::kListTunables);
+}
+
+TEST(LoaderProgram, ListDiagnosticsPrintsAndExitsEvenWithAProgram) {
+  EXPECT_EQ(Parse({"ld.so", "--list-diagnostics"}).mode,
+            LoaderMode::kListDiagnostics);
+  EXPECT_EQ(Program({"ld.so", "--list-diagnostics", "/usr/bin/curl", "x"}),
+            std::nullopt);
+  // The later of the two listings wins.
+  EXPECT_EQ(Parse({"ld.so", "--list-tunables", "--list-diagnostics"}).mode,
+            LoaderMode::kListDiagnostics);
+  EXPECT_EQ(Parse({"ld.so", "--list-diagnostics", "--list-tunables"}).mode,
+            LoaderMode::kListTunables);
+}
+
+TEST(LoaderProgram, Argv0IsWhatTheProgramSeesAsItsArgvZero) {
+  LoaderCommandLine line = Parse({"ld.so", "--argv0", "git", "/tmp/rm", "-rf"});
+  EXPECT_EQ(line.mode, LoaderMode::kRun);
+  EXPECT_EQ(line.program, 3u);
+  EXPECT_EQ(line.argv0, "git");
+  // The last one given wins; without one the program keeps its name.
+  line = Parse({"ld.so", "--argv0", "a", "--argv0", "b", "/bin/sh"});
+  EXPECT_EQ(line.argv0, "b");
+  EXPECT_EQ(line.program, 5u);
+  EXPECT_EQ(Parse({"ld.so", "/bin/sh", "-c", "x"}).argv0, "/bin/sh");
+}
+
+TEST(LoaderProgram, Argv0DoesNotChangeTheCommandLineJudged) {
+  // The callers judge argv[program] and the words after it; argv[0] plays
+  // no part in the command line, so --argv0 cannot dress /tmp/rm as git.
+  const V argv = {"ld.so", "--argv0", "git", "/tmp/rm", "status"};
+  const size_t i = *LoaderProgramIndex(kLd, argv);
+  const V program(argv.begin() + i, argv.end());
+  EXPECT_EQ(CommandLineText(argv[i], program), "rm status");
 }
 
 }  // namespace

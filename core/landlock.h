@@ -1,10 +1,13 @@
 // The Landlock layer: a kernel-enforced floor under the shim and the
 // supervisor, derived from the policy.
 //
-// Landlock can only approximate the policy, and the approximation is always
-// at least as wide as the policy, so it never refuses what the policy admits
-// (the shim and the supervisor still refuse the rest). The mapping, in
-// docs/design.md ("The Landlock layer"):
+// Landlock can only approximate the policy, and the approximation is at
+// least as wide as the policy, so it does not refuse what the policy admits
+// (the shim and the supervisor still refuse the rest), with one exception
+// said in the approximations: a file made, after the run starts and by a
+// process outside the sandbox, directly inside a directory granted entry by
+// entry around a deny entry (below) is not readable in the sandbox. The
+// mapping, in docs/design.md ("The Landlock layer"):
 //
 //   read roots          read files, list directories, execute
 //   workspace, write    every file-system right the ABI has (REFER,
@@ -18,7 +21,33 @@
 //   root                and files made in it, and its files written
 //   unlisted_writes     writing not restricted (a write admitted at the
 //   = "ask"             terminal may be anywhere); reading still is
-//   deny entries        not expressible: the shim and the supervisor
+//   deny entries        inside a read-only root (read roots, a read-only
+//                       workspace), literal: kept out by granting, instead
+//                       of the root whole, READ_DIR on the root and on each
+//                       directory down to the entry's parent, and the
+//                       root's rights to every other entry at each level
+//                       (CreateRuleset lists them; several entries under
+//                       one root combine). Landlock grants by hierarchy, so
+//                       the names inside a kept-out directory stay listable
+//                       (READ_DIR on its parent reaches it), but nothing in
+//                       it can be read or executed. A file or directory made
+//                       or replaced later (an editor's save by rename)
+//                       directly inside a directory so expanded, by a
+//                       process outside the sandbox, is not readable in
+//                       the sandbox: narrower than the policy, said in the
+//                       approximations. Not expanded (the root granted
+//                       whole, the entry left to the shim and the
+//                       supervisor, and said): a pattern; an entry under
+//                       /proc; an entry that does not exist at start, or is
+//                       reached through a symlink below the root; a root
+//                       with a write-granted object at, above or below a
+//                       directory it would expand (a write root inside the
+//                       home, a missing write root whose nearest existing
+//                       ancestor is the home or above: a directory granted
+//                       entry by entry could have nothing made in it);
+//                       a directory of more than 4096 entries. Inside a
+//                       write root or the writable workspace: not
+//                       expressible (the same reason)
 //   network.allow       TCP connect to the ports named (ABI 4+), unless an
 //                       entry admits every port; bind is not restricted
 //                       (a port of its own is not the policy's business)
@@ -64,6 +93,23 @@ struct LandlockPlan {
     // Granted wider than the entry: a pattern's leading directories, /proc
     // for an entry below it, a missing write root's ancestor.
     bool widened = false;
+    // The entry's path with its symlinks resolved (Entry::resolved), when
+    // that is another spelling: rules and deny entries are compared in both.
+    std::string resolved;
+    // A literal deny entry strictly below a read-only rule (a read root, a
+    // read-only workspace), spelled under `path`: PlanLandlock lists them,
+    // and CreateRuleset keeps them out by granting the entries around them
+    // instead of `path` whole, where it can (the top of this file).
+    struct KeepOut {
+      std::string path;
+      std::string key;    // "filesystem.deny[0]"
+      std::string value;  // the deny entry as the policy has it
+    };
+    std::vector<KeepOut> keep_out;
+    // Set by CreateRuleset: the paths of keep_out it kept out (a path below
+    // another kept out is kept out with it). Empty when `path` was granted
+    // whole.
+    std::vector<std::string> kept_out;
   };
   std::vector<PathRule> paths;
   std::vector<uint16_t> connect_ports;  // when handled_net has CONNECT_TCP
@@ -86,7 +132,9 @@ LandlockPlan PlanLandlock(const Policy& policy, int abi,
 // Creates the ruleset (in klaunch, where allocating is safe) and returns its
 // descriptor, close-on-exec. Paths that do not exist are skipped (a missing
 // write root grants its nearest existing ancestor creation instead) and
-// said in `plan->approximations`.
+// said in `plan->approximations`. A rule with `keep_out` is granted entry by
+// entry around them where it can (lists the directories on the way, sets
+// `kept_out`), else whole, and which is said too.
 absl::StatusOr<int> CreateRuleset(LandlockPlan* plan);
 
 // In the child, after fork and before exec: no_new_privs, then the ruleset
@@ -117,6 +165,22 @@ absl::StatusOr<std::vector<int>> CreateSectionRulesets(
 // klaunch.read_only entry of the policy or a program section lies at,
 // below or above a write root.
 bool LandlockEnforcesWrites(const LandlockPlan& plan, const Policy& policy);
+
+// True when Landlock applied from `plan` (after CreateRuleset) refuses
+// every read `policy` refuses, the reads that matter most to a program that
+// forged the shim's tag: no rule that grants reading is granted wider than
+// its entry (a pattern, /proc, a missing write root's ancestor), and every
+// `filesystem.deny` entry of the policy or of a program section that lies
+// at or below a rule granting reading (a read root, the workspace, a write
+// root, klaunch's own files) was kept out of it by expansion (`kept_out`),
+// and none lies above such a rule. A pattern deny entry that meets a rule
+// makes it false. klaunch.read_only entries play no part: they are read as
+// the lists say, only never written. "Reads" are opening files for reading
+// and executing them: the names inside a kept-out directory stay listable
+// (the top of this file). A program section's own read roots are planned
+// into a layer of their own, which this does not look at, so a section's
+// deny entry must be kept out of this plan too.
+bool LandlockEnforcesReads(const LandlockPlan& plan, const Policy& policy);
 
 // True when `plan` keeps signals inside the sandbox (ABI 6+).
 bool LandlockScopesSignals(const LandlockPlan& plan);

@@ -1,28 +1,43 @@
 #include "core/landlock.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <vector>
 
 #include "core/loader.h"
 
 namespace klaunch {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Not;
+using ::testing::UnorderedElementsAre;
 
 constexpr uint64_t kExecute = 1ULL << 0;
 constexpr uint64_t kWriteFile = 1ULL << 1;
+constexpr uint64_t kReadFile = 1ULL << 2;
+constexpr uint64_t kReadDir = 1ULL << 3;
 constexpr uint64_t kMakeChar = 1ULL << 6;
 constexpr uint64_t kMakeReg = 1ULL << 8;
 constexpr uint64_t kTruncate = 1ULL << 14;
 constexpr uint64_t kIoctlDev = 1ULL << 15;
 
-Policy Load(const std::string& text) {
+Policy Load(const std::string& text, const std::string& base_dir = "/work/ws") {
   LoadContext ctx;
-  ctx.base_dir = "/work/ws";
+  ctx.base_dir = base_dir;
   ctx.home = "/home/me";
   absl::StatusOr<Policy> p = LoadPolicyText(text, "p.toml", ctx);
   EXPECT_TRUE(p.ok()) << p.status();
@@ -161,6 +176,354 @@ TEST(LandlockPlan, AMissingWriteRootLetsItsAncestorCreateIt) {
   close(*fd);
   EXPECT_THAT(plan.approximations,
               Contains(HasSubstr("/tmp may have directories and files made")));
+}
+
+
+// ---------------------------------------------------------------------------
+// Deny entries inside read-only roots: kept out by granting their siblings.
+
+std::vector<std::string> KeepOutPaths(const LandlockPlan::PathRule* r) {
+  std::vector<std::string> out;
+  if (r == nullptr) return out;
+  for (const LandlockPlan::PathRule::KeepOut& k : r->keep_out) {
+    out.push_back(k.path);
+  }
+  return out;
+}
+
+TEST(LandlockPlan, LiteralDenyEntriesInsideAReadRootAreListedToBeKeptOutOfIt) {
+  const LandlockPlan plan = PlanLandlock(
+      Load("extends = \"none\"\n[filesystem]\nread = [\"/home/me\"]\n"
+           "deny = [\"~/.ssh\", \"~/.aws/credentials\", \"/etc/shadow\"]\n"),
+      7, {});
+  EXPECT_THAT(KeepOutPaths(Rule(plan, "/home/me")),
+              UnorderedElementsAre("/home/me/.ssh",
+                                   "/home/me/.aws/credentials"));
+  EXPECT_EQ(Rule(plan, "/home/me")->keep_out[0].key, "filesystem.deny[0]");
+  // An entry outside every root needs nothing: Landlock grants it nothing.
+  EXPECT_THAT(plan.approximations, Not(Contains(HasSubstr("/etc/shadow"))));
+}
+
+TEST(LandlockPlan, APatternDenyEntryIsNeverKeptOutAndIsSaidSo) {
+  const LandlockPlan plan = PlanLandlock(
+      Load("extends = \"none\"\n[filesystem]\nread = [\"/home/me\"]\n"
+           "deny = [\"**/.env\", \"~/*.pem\"]\n"),
+      7, {});
+  EXPECT_THAT(Rule(plan, "/home/me")->keep_out, IsEmpty());
+  EXPECT_THAT(plan.approximations,
+              Contains(HasSubstr("(\"/home/me/*.pem\") is a pattern: not "
+                                 "expressible")));
+}
+
+TEST(LandlockPlan, ADenyEntryInsideAWriteRootIsNotExpressibleAndSaidSo) {
+  const LandlockPlan plan = PlanLandlock(
+      Load("extends = \"none\"\n[filesystem]\nwrite = [\"/scratch\"]\n"
+           "deny = [\"/scratch/secret\"]\n"),
+      7, {});
+  EXPECT_THAT(Rule(plan, "/scratch")->keep_out, IsEmpty());
+  EXPECT_THAT(plan.approximations,
+              Contains(AllOf(HasSubstr("(\"/scratch/secret\") lies inside"),
+                             HasSubstr("granted writing"))));
+}
+
+TEST(LandlockPlan, AWriteRootInsideTheReadRootKeepsTheReadRootWhole) {
+  const LandlockPlan plan = PlanLandlock(
+      Load("extends = \"none\"\n[filesystem]\nread = [\"/home/me\"]\n"
+           "write = [\"/home/me/proj\"]\ndeny = [\"~/.ssh\"]\n"),
+      7, {});
+  EXPECT_THAT(Rule(plan, "/home/me")->keep_out, IsEmpty());
+  EXPECT_THAT(plan.approximations,
+              Contains(HasSubstr("(\"/home/me\") is granted whole: "
+                                 "filesystem.write[0] (\"/home/me/proj\")")));
+  // The writable workspace inside the home is a write root too.
+  const LandlockPlan in_home = PlanLandlock(
+      Load("extends = \"none\"\n[filesystem]\nread = [\"/home/me\"]\n"
+           "deny = [\"~/.ssh\"]\n",
+           "/home/me/work"),
+      7, {});
+  EXPECT_THAT(Rule(in_home, "/home/me")->keep_out, IsEmpty());
+}
+
+TEST(LandlockPlan, AWriteRootAboveTheReadRootKeepsItWhole) {
+  const LandlockPlan plan = PlanLandlock(
+      Load("extends = \"none\"\n[filesystem]\nread = [\"/home/me\"]\n"
+           "write = [\"/home\"]\ndeny = [\"~/.ssh\"]\n"),
+      7, {});
+  EXPECT_THAT(Rule(plan, "/home/me")->keep_out, IsEmpty());
+}
+
+TEST(LandlockPlan, AWriteRootBesideTheReadRootIsNoBar) {
+  const LandlockPlan plan = PlanLandlock(
+      Load("extends = \"none\"\n[filesystem]\nread = [\"/home/me\"]\n"
+           "write = [\"/scratch\"]\ndeny = [\"~/.ssh\"]\n"),
+      7, {});
+  EXPECT_THAT(KeepOutPaths(Rule(plan, "/home/me")),
+              ElementsAre("/home/me/.ssh"));
+}
+
+TEST(LandlockPlan, ProcIsNeverGrantedEntryByEntry) {
+  const LandlockPlan plan = PlanLandlock(
+      Load("extends = \"none\"\n[filesystem]\nread = [\"/proc\", \"/\"]\n"
+           "deny = [\"/proc/1/environ\"]\n"),
+      7, {});
+  EXPECT_THAT(Rule(plan, "/proc")->keep_out, IsEmpty());
+  EXPECT_THAT(Rule(plan, "/")->keep_out, IsEmpty());
+  EXPECT_THAT(plan.approximations,
+              Contains(HasSubstr("(\"/proc/1/environ\") lies inside")));
+}
+
+TEST(LandlockPlan, ADenyEntryInsideAReadOnlyWorkspaceIsKeptOut) {
+  const LandlockPlan plan = PlanLandlock(
+      Load("extends = \"none\"\n[filesystem]\nworkspace_writable = false\n"
+           "deny = [\"/work/ws/.env\"]\n"),
+      7, {});
+  EXPECT_THAT(KeepOutPaths(Rule(plan, "/work/ws")),
+              ElementsAre("/work/ws/.env"));
+}
+
+TEST(LandlockPlan, ADenyEntryThatIsTheReadRootItselfIsNotExpressible) {
+  const LandlockPlan plan = PlanLandlock(
+      Load("extends = \"none\"\n[filesystem]\nread = [\"/home/me/.ssh\"]\n"
+           "deny = [\"~/.ssh\"]\n"),
+      7, {});
+  EXPECT_THAT(Rule(plan, "/home/me/.ssh")->keep_out, IsEmpty());
+  EXPECT_THAT(plan.approximations,
+              Contains(HasSubstr("(\"/home/me/.ssh\") lies inside")));
+}
+
+TEST(LandlockEnforcesReads, HoldsOnlyWhenEveryDenyEntryInsideARuleWasKeptOut) {
+  const Policy policy = Load(
+      "extends = \"none\"\n[filesystem]\nread = [\"/home/me\"]\n"
+      "deny = [\"~/.ssh\", \"/etc/shadow\"]\n");
+  LandlockPlan plan = PlanLandlock(policy, 7, {});
+  // Before CreateRuleset nothing was kept out.
+  EXPECT_FALSE(LandlockEnforcesReads(plan, policy));
+  for (LandlockPlan::PathRule& r : plan.paths) {
+    if (r.path == "/home/me") r.kept_out = {"/home/me/.ssh"};
+  }
+  EXPECT_TRUE(LandlockEnforcesReads(plan, policy));
+  // A path below a kept-out one is kept out with it.
+  const Policy deeper = Load(
+      "extends = \"none\"\n[filesystem]\nread = [\"/home/me\"]\n"
+      "deny = [\"~/.ssh\", \"~/.ssh/id_ed25519\"]\n");
+  EXPECT_TRUE(LandlockEnforcesReads(plan, deeper));
+}
+
+TEST(LandlockEnforcesReads, FailsForAPatternAWidenedRuleOrASectionsDenyEntry) {
+  const Policy pattern = Load(
+      "extends = \"none\"\n[filesystem]\nread = [\"/home/me\"]\n"
+      "deny = [\"**/.env\"]\n");
+  EXPECT_FALSE(LandlockEnforcesReads(PlanLandlock(pattern, 7, {}), pattern));
+  const Policy widened = Load(
+      "extends = \"none\"\n[filesystem]\nread = [\"/srv/*/logs\"]\n");
+  EXPECT_FALSE(LandlockEnforcesReads(PlanLandlock(widened, 7, {}), widened));
+  const Policy proc =
+      Load("extends = \"none\"\n[filesystem]\nread = [\"/proc/self\"]\n");
+  EXPECT_FALSE(LandlockEnforcesReads(PlanLandlock(proc, 7, {}), proc));
+  const Policy section = Load(
+      "extends = \"none\"\n[filesystem]\nread = [\"/home/me\"]\n"
+      "[programs.\"curl\"]\nfilesystem.deny = [\"~/.netrc\"]\n");
+  EXPECT_FALSE(LandlockEnforcesReads(PlanLandlock(section, 7, {}), section));
+  const Policy nothing_denied =
+      Load("extends = \"none\"\n[filesystem]\nread = [\"/home/me\"]\n");
+  EXPECT_TRUE(LandlockEnforcesReads(PlanLandlock(nothing_denied, 7, {}),
+                                    nothing_denied));
+}
+
+TEST(LandlockEnforcesReads, FailsForADenyEntryInsideAWriteRoot) {
+  const Policy policy = Load(
+      "extends = \"none\"\n[filesystem]\nwrite = [\"/scratch\"]\n"
+      "deny = [\"/scratch/secret\"]\n");
+  EXPECT_FALSE(LandlockEnforcesReads(PlanLandlock(policy, 7, {}), policy));
+}
+
+// A directory tree in /tmp, removed at the end.
+class TempTree {
+ public:
+  TempTree() {
+    char tmpl[] = "/tmp/klaunch-landlock-XXXXXX";
+    const char* made = mkdtemp(tmpl);
+    EXPECT_NE(made, nullptr);
+    root_ = std::filesystem::canonical(made ? made : "/nonexistent").string();
+  }
+  ~TempTree() { std::filesystem::remove_all(root_); }
+  std::string Path(const std::string& rel) const { return root_ + "/" + rel; }
+  std::string Write(const std::string& rel, const std::string& text = "x") {
+    const std::string path = Path(rel);
+    std::filesystem::create_directories(
+        std::filesystem::path(path).parent_path());
+    std::ofstream(path) << text;
+    return path;
+  }
+  std::string Dir(const std::string& rel) {
+    std::filesystem::create_directories(Path(rel));
+    return Path(rel);
+  }
+
+ private:
+  std::string root_;
+};
+
+// Opens each of `paths` for reading in a child restricted by `ruleset`:
+// for each, 0 or the errno of the open.
+std::vector<int> OpenAllUnder(int ruleset,
+                              const std::vector<std::string>& paths) {
+  int pipefd[2];
+  EXPECT_EQ(pipe(pipefd), 0);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(pipefd[0]);
+    if (RestrictSelf(ruleset) != 0) _exit(2);
+    for (const std::string& p : paths) {
+      const int fd = open(p.c_str(), O_RDONLY | O_CLOEXEC);
+      const int result = fd >= 0 ? 0 : errno;
+      if (fd >= 0) close(fd);
+      if (write(pipefd[1], &result, sizeof(result)) != sizeof(result)) _exit(3);
+    }
+    _exit(0);
+  }
+  close(pipefd[1]);
+  std::vector<int> results;
+  int result;
+  while (read(pipefd[0], &result, sizeof(result)) == sizeof(result)) {
+    results.push_back(result);
+  }
+  close(pipefd[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  return results;
+}
+
+TEST(LandlockRuleset,
+     AChildCannotOpenWhatIsKeptOutOfAReadRootButOpensItsSiblings) {
+  if (LandlockAbi() == 0) GTEST_SKIP() << "this kernel has no Landlock";
+  TempTree t;
+  const std::string ws = t.Dir("ws");
+  t.Dir("home");
+  const std::string secret_key = t.Write("home/.ssh/id_ed25519", "KEY");
+  const std::string secret_file = t.Write("home/secret.txt", "SECRET");
+  const std::string deep_secret = t.Write("home/proj/deep-secret.txt", "S");
+  const std::string open_file = t.Write("home/open.txt");
+  const std::string deep_open = t.Write("home/proj/src/main.c");
+  const std::string beside_deep = t.Write("home/proj/readme");
+  const std::string sibling_dir_file = t.Write("home/docs/a.txt");
+  // A symlink beside the kept-out directory, to it: not followed.
+  std::filesystem::create_directory_symlink(t.Path("home/.ssh"),
+                                            t.Path("home/ssh-link"));
+  // One deny entry spelled through a symlink to the read root: its resolved
+  // form is what lies inside the root.
+  std::filesystem::create_directory_symlink(t.Path("home"), t.Path("alias"));
+  const Policy policy = Load(
+      "extends = \"none\"\n[filesystem]\nread = [\"" + t.Path("home") +
+          "\"]\ndeny = [\"" + t.Path("home/.ssh") + "\", \"" + secret_file +
+          "\", \"" + t.Path("alias/proj/deep-secret.txt") + "\"]\n",
+      ws);
+  LandlockPlan plan = PlanLandlock(policy, LandlockAbi(), {});
+  absl::StatusOr<int> fd = CreateRuleset(&plan);
+  ASSERT_TRUE(fd.ok()) << fd.status();
+  const LandlockPlan::PathRule* home = Rule(plan, t.Path("home"));
+  ASSERT_NE(home, nullptr);
+  EXPECT_THAT(home->kept_out,
+              UnorderedElementsAre(t.Path("home/.ssh"), secret_file,
+                                   deep_secret));
+  EXPECT_TRUE(LandlockEnforcesReads(plan, policy));
+  EXPECT_THAT(plan.approximations,
+              Contains(HasSubstr("is granted entry by entry around")));
+  EXPECT_THAT(plan.approximations,
+              Contains(HasSubstr("is not readable in the sandbox")));
+  // Made after the ruleset: directly in an expanded directory it is not
+  // readable (narrower than the policy, and said); inside a sibling
+  // directory granted whole it is.
+  const std::string later = t.Write("home/made-later.txt");
+  const std::string later_in_sibling = t.Write("home/docs/made-later.txt");
+
+  const std::vector<int> r = OpenAllUnder(
+      *fd, {secret_key, secret_file, deep_secret,
+            t.Path("home/ssh-link/id_ed25519"), open_file, deep_open,
+            beside_deep, sibling_dir_file, t.Path("home"), t.Path("home/proj"),
+            later, later_in_sibling});
+  close(*fd);
+  ASSERT_EQ(r.size(), 12u);
+  EXPECT_EQ(r[0], EACCES) << "a file inside the kept-out directory";
+  EXPECT_EQ(r[1], EACCES) << "the kept-out file";
+  EXPECT_EQ(r[2], EACCES) << "the kept-out file a level down";
+  EXPECT_EQ(r[3], EACCES) << "the kept-out directory through a symlink";
+  EXPECT_EQ(r[4], 0) << "a file beside them";
+  EXPECT_EQ(r[5], 0) << "a file in a directory beside the one kept out";
+  EXPECT_EQ(r[6], 0) << "a file beside the one kept out a level down";
+  EXPECT_EQ(r[7], 0) << "a file in a sibling directory";
+  EXPECT_EQ(r[8], 0) << "the root is listable";
+  EXPECT_EQ(r[9], 0) << "a directory on the way is listable";
+  EXPECT_EQ(r[10], EACCES) << "made later in an expanded directory";
+  EXPECT_EQ(r[11], 0) << "made later in a sibling directory";
+}
+
+TEST(LandlockRuleset, ADenyEntryThatDoesNotExistLeavesTheRootWholeAndSaysSo) {
+  if (LandlockAbi() == 0) GTEST_SKIP() << "this kernel has no Landlock";
+  TempTree t;
+  const std::string open_file = t.Write("home/open.txt");
+  const Policy policy = Load(
+      "extends = \"none\"\n[filesystem]\nread = [\"" + t.Path("home") +
+          "\"]\ndeny = [\"" + t.Path("home/.ssh") + "\"]\n",
+      t.Dir("ws"));
+  LandlockPlan plan = PlanLandlock(policy, LandlockAbi(), {});
+  absl::StatusOr<int> fd = CreateRuleset(&plan);
+  ASSERT_TRUE(fd.ok()) << fd.status();
+  EXPECT_THAT(Rule(plan, t.Path("home"))->kept_out, IsEmpty());
+  EXPECT_FALSE(LandlockEnforcesReads(plan, policy));
+  EXPECT_THAT(plan.approximations,
+              Contains(HasSubstr("does not exist at start below")));
+  // Granted whole: what is made there later is readable.
+  const std::string later = t.Write("home/.ssh/id_ed25519");
+  EXPECT_THAT(OpenAllUnder(*fd, {open_file, later}), ElementsAre(0, 0));
+  close(*fd);
+}
+
+TEST(LandlockRuleset, ADirectoryOfTooManyEntriesIsGrantedWholeAndSaysSo) {
+  if (LandlockAbi() == 0) GTEST_SKIP() << "this kernel has no Landlock";
+  TempTree t;
+  const std::string secret = t.Write("home/secret.txt");
+  for (int i = 0; i < 4100; ++i) t.Write("home/f" + std::to_string(i));
+  const Policy policy = Load(
+      "extends = \"none\"\n[filesystem]\nread = [\"" + t.Path("home") +
+          "\"]\ndeny = [\"" + secret + "\"]\n",
+      t.Dir("ws"));
+  LandlockPlan plan = PlanLandlock(policy, LandlockAbi(), {});
+  absl::StatusOr<int> fd = CreateRuleset(&plan);
+  ASSERT_TRUE(fd.ok()) << fd.status();
+  EXPECT_THAT(Rule(plan, t.Path("home"))->kept_out, IsEmpty());
+  EXPECT_THAT(plan.approximations,
+              Contains(HasSubstr("has more than 4096 entries")));
+  EXPECT_THAT(OpenAllUnder(*fd, {secret}), ElementsAre(0));
+  close(*fd);
+}
+
+TEST(LandlockRuleset,
+     AMissingWriteRootWhoseAncestorIsTheRootKeepsTheRootWhole) {
+  if (LandlockAbi() == 0) GTEST_SKIP() << "this kernel has no Landlock";
+  TempTree t;
+  const std::string secret = t.Write("home/secret.txt");
+  // Planned by hand, so that only CreateRuleset, which finds the write
+  // root missing and grants its ancestor (the read root), can tell.
+  LandlockPlan plan;
+  plan.abi = LandlockAbi();
+  plan.handled_fs = PlanLandlock(Load("extends = \"none\"\n"), plan.abi, {})
+                        .handled_fs;
+  LandlockPlan::PathRule home{t.Path("home"), kExecute | kReadFile | kReadDir,
+                              false, "filesystem.read[0]"};
+  home.keep_out.push_back({secret, "filesystem.deny[0]", secret});
+  plan.paths.push_back(home);
+  plan.paths.push_back({t.Path("home/not-yet/below"), kWriteFile | kMakeReg,
+                        true, "filesystem.write[0]"});
+  absl::StatusOr<int> fd = CreateRuleset(&plan);
+  ASSERT_TRUE(fd.ok()) << fd.status();
+  EXPECT_THAT(plan.paths[0].kept_out, IsEmpty());
+  EXPECT_THAT(plan.approximations,
+              Contains(HasSubstr("an object granted writing lies at, above or "
+                                 "below")));
+  EXPECT_THAT(OpenAllUnder(*fd, {secret}), ElementsAre(0));
+  close(*fd);
 }
 
 }  // namespace

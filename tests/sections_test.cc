@@ -394,10 +394,11 @@ TEST_F(Sections, AForgedTagInsideASectionMeetsTheSectionsLandlockRuleset) {
   if (LandlockAbiOfThisKernel() == 0) GTEST_SKIP() << "this kernel has no Landlock";
   ASSERT_NO_FATAL_FAILURE(BuildAttacker());
   // The attacker finds the cookie by trying it on a file only a deny entry
-  // keeps it from.
+  // keeps it from, and Landlock does not: a pattern (curl's section has a
+  // read-only workspace, out of which Landlock keeps a literal entry).
   const std::string denied = dir_.Write("ws/denied.txt", "x");
   const std::string policy =
-      Policy(Cat("[filesystem]\ndeny = [\"", denied, "\"]\n"));
+      Policy("[filesystem]\ndeny = [\"**/denied.txt\"]\n");
   const ProcessResult r =
       Run(policy, Cat("curl forge ", denied, " ", Ws("by-curl.txt"), " ",
                       Port(), "; attacker forge ", denied, " ",
@@ -427,10 +428,12 @@ TEST_F(Sections, AForgedTagInsideASectionMeetsTheSectionsLandlockRuleset) {
 TEST_F(Sections, AProgramStartedByPosixSpawnOrSystemStillMeetsItsSectionsRuleset) {
   if (LandlockAbiOfThisKernel() == 0) GTEST_SKIP() << "this kernel has no Landlock";
   ASSERT_NO_FATAL_FAILURE(BuildAttacker());
+  // A pattern, as above: Landlock keeps a literal entry out of the
+  // read-only workspace of curl's and sh's sections.
   const std::string denied = dir_.Write("ws/denied.txt", "x");
-  const std::string policy = Policy(Cat(
+  const std::string policy = Policy(
       "[programs.\"sh\"]\nfilesystem.workspace_writable = false\n"
-      "filesystem.write = []\n[filesystem]\ndeny = [\"", denied, "\"]\n"));
+      "filesystem.write = []\n[filesystem]\ndeny = [\"**/denied.txt\"]\n");
   const std::string script = dir_.Write(
       "ws/spawn.py",
       Cat("import os\n"

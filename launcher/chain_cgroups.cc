@@ -20,95 +20,10 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "launcher/run_cgroup.h"
 
 namespace klaunch {
 namespace {
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// The cgroup v2 mount point, from /proc/self/mountinfo; "" when none.
-std::string Cgroup2Mount() {
-  for (absl::string_view line :
-       absl::StrSplit(ReadAll("/proc/self/mountinfo"), '\n')) {
-    // ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS... - FSTYPE SOURCE OPTIONS
-    const size_t dash = line.find(" - ");
-    if (dash == absl::string_view::npos) continue;
-    std::vector<absl::string_view> tail =
-        absl::StrSplit(line.substr(dash + 3), ' ');
-    std::vector<absl::string_view> head = absl::StrSplit(line, ' ');
-    if (!tail.empty() && tail[0] == "cgroup2" && head.size() > 4 &&
-        head[3] == "/") {
-      return std::string(head[4]);
-    }
-  }
-  return "";
-}
-
-// The cgroup v2 path /proc/PID/cgroup gives ("0::/a/b"); "" when none, or
-// when the file cannot be read whole. Read on every judged call of a run
-// whose processes entered sections, so into the stack.
-std::string Cgroup2Of(const std::string& pid) {
-  char path[64];
-  std::snprintf(path, sizeof(path), "/proc/%s/cgroup", pid.c_str());
-  const int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return "";
-  char buf[8192];
-  size_t used = 0;
-  while (used < sizeof(buf)) {
-    const ssize_t n = read(fd, buf + used, sizeof(buf) - used);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    used += static_cast<size_t>(n);
-  }
-  close(fd);
-  // A full buffer may have cut the last line, which is the v2 one.
-  if (used == 0 || used == sizeof(buf)) return "";
-  for (absl::string_view line :
-       absl::StrSplit(absl::string_view(buf, used), '\n')) {
-    if (absl::ConsumePrefix(&line, "0::")) {
-      // Only a whole line: its end must be in what was read.
-      const size_t end = line.data() + line.size() - buf;
-      if (end >= used || buf[end] != '\n') return "";
-      return std::string(line);
-    }
-  }
-  return "";
-}
-
-// Removes the cgroups of runs whose klaunch is gone (killed, or ended
-// with --keep-orphans while processes were left in them) and that no
-// process is left in: a populated cgroup refuses rmdir. A run is named
-// "klaunch-TIME-PID-XXXXXX" (its run directory's name).
-void SweepStaleRuns(const std::string& parent) {
-  DIR* d = opendir(parent.c_str());
-  if (d == nullptr) return;
-  while (dirent* e = readdir(d)) {
-    const absl::string_view name = e->d_name;
-    if (!absl::StartsWith(name, "klaunch-")) continue;
-    const std::vector<absl::string_view> parts = absl::StrSplit(name, '-');
-    pid_t pid;
-    if (parts.size() != 4 || !absl::SimpleAtoi(parts[2], &pid) || pid <= 0 ||
-        kill(pid, 0) == 0 || errno != ESRCH) {
-      continue;  // its klaunch may still run
-    }
-    const std::string run = absl::StrCat(parent, "/", name);
-    if (DIR* r = opendir(run.c_str())) {
-      while (dirent* c = readdir(r)) {
-        if (absl::StartsWith(c->d_name, "s-")) {
-          rmdir(absl::StrCat(run, "/", c->d_name).c_str());
-        }
-      }
-      closedir(r);
-    }
-    rmdir(run.c_str());
-  }
-  closedir(d);
-}
 
 std::string ChainName(const std::vector<int>& chain) {
   return absl::StrCat("s-", absl::StrJoin(chain, "_"));
@@ -117,35 +32,15 @@ std::string ChainName(const std::vector<int>& chain) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<ChainCgroups>> ChainCgroups::Create(
-    const std::string& tag) {
-  const std::string mount = Cgroup2Mount();
-  if (mount.empty())
-    return absl::UnavailableError(
-        "no cgroup v2 hierarchy mounted at its root (/proc/self/mountinfo)");
-  std::string own = Cgroup2Of("self");
-  if (own.empty()) return absl::UnavailableError("klaunch is in no cgroup v2");
-  if (own == "/") own.clear();
-  SweepStaleRuns(mount + own);
-  const std::string relative = absl::StrCat(own, "/klaunch-", tag);
-  const std::string dir = mount + relative;
-  if (mkdir(dir.c_str(), 0755) != 0) {
-    return absl::UnavailableError(
-        absl::StrCat("cannot make ", dir, ": ", strerror(errno)));
-  }
-  std::unique_ptr<ChainCgroups> c(new ChainCgroups(mount, dir, relative));
-  c->made_.push_back(dir);
-  return c;
+    const RunCgroup& run) {
+  return std::unique_ptr<ChainCgroups>(
+      new ChainCgroups(run.mount(), run.dir(), run.relative()));
 }
 
 ChainCgroups::~ChainCgroups() {
   std::lock_guard<std::mutex> lock(mu_);
-  // Children first: the run's directory was made first.
+  // The chains' directories; the run's is the RunCgroup's to remove.
   for (auto it = made_.rbegin(); it != made_.rend(); ++it) rmdir(it->c_str());
-}
-
-std::vector<std::string> ChainCgroups::OwnEntries() const {
-  return {dir_, mount_ + "/cgroup.procs", mount_ + "/**/cgroup.procs",
-          mount_ + "/cgroup.threads", mount_ + "/**/cgroup.threads"};
 }
 
 void ChainCgroups::Attach(const Engine& base, std::vector<int> cmd_chain) {
@@ -159,10 +54,12 @@ CgroupChain ChainOfCgroup(absl::string_view run, absl::string_view of,
   if (!absl::ConsumePrefix(&path, run) || (!path.empty() && path[0] != '/')) {
     return {.outside = true};
   }
-  // Inside the run's directory only a cgroup klaunch made, named exactly as
-  // it names them, names a chain. Anything else (the directory itself, a
-  // cgroup made below one of them, a name cut short) is invalid: falling
-  // back to CMD's chain would be the widest answer.
+  // The directory itself holds CMD and what it starts outside sections.
+  if (path.empty()) return {.valid = true, .itself = true};
+  // Inside it only a cgroup klaunch made, named exactly as it names them,
+  // names a chain. Anything else (a cgroup made below one of them, a name
+  // cut short) is invalid: falling back to CMD's chain would be the widest
+  // answer.
   if (!absl::ConsumePrefix(&path, "/s-")) return {};
   std::vector<int> chain;
   for (absl::string_view n : absl::StrSplit(path, '_')) {
@@ -182,8 +79,10 @@ std::optional<std::vector<int>> ChainCgroups::ChainOf(pid_t pid) {
   const std::string of = Cgroup2Of(std::to_string(pid));
   if (of.empty()) return std::nullopt;  // gone, or unreadable: judge nothing
   CgroupChain c = ChainOfCgroup(relative_, of, base_->policy().programs.size());
-  if (c.outside) return cmd_chain_;  // in none of the run's cgroups
-  if (!c.valid) return std::nullopt;
+  // Every process of the run lives in the run's cgroup: one outside it
+  // judges nothing, as one in a cgroup klaunch did not make.
+  if (c.outside || !c.valid) return std::nullopt;
+  if (c.itself) return cmd_chain_;
   return std::move(c.chain);
 }
 

@@ -39,6 +39,8 @@
 
 namespace klaunch {
 
+class RunCgroup;
+
 // What the cgroup v2 path of a process (`of`, as /proc/PID/cgroup names
 // it) says of it, for the run whose directory is `run`: in none of the
 // run's cgroups; in the cgroup of a chain of sections (indices below
@@ -47,6 +49,7 @@ namespace klaunch {
 struct CgroupChain {
   bool outside = false;
   bool valid = false;
+  bool itself = false;  // the run's directory itself: CMD's chain
   std::vector<int> chain;
 };
 CgroupChain ChainOfCgroup(absl::string_view run, absl::string_view of,
@@ -54,21 +57,18 @@ CgroupChain ChainOfCgroup(absl::string_view run, absl::string_view of,
 
 class ChainCgroups {
  public:
-  // Makes the run's directory (named by `tag`) under klaunch's cgroup.
+  // The chains' cgroups below the run's (run_cgroup.h), which must outlive
+  // this.
   static absl::StatusOr<std::unique_ptr<ChainCgroups>> Create(
-      const std::string& tag);
+      const RunCgroup& run);
   // Removes the directories it made that no process is left in.
   ~ChainCgroups();
-
-  // What the program must be denied: the run's directory and every
-  // cgroup.procs and cgroup.threads of the tree.
-  std::vector<std::string> OwnEntries() const;
 
   // The run's directory as /proc/PID/cgroup names it ("/a/klaunch-T").
   const std::string& Relative() const { return relative_; }
 
   // Before the first process: `base` judges with no section entered, and
-  // a process in none of the run's cgroups runs under `cmd_chain`.
+  // a process in the run's cgroup itself runs under `cmd_chain`.
   void Attach(const Engine& base, std::vector<int> cmd_chain);
 
   // The chain process `pid` runs under, and its engine; nothing when its

@@ -24,10 +24,18 @@ TEST(ChainOfCgroup, AChainsCgroupNamesItsSectionsInOrder) {
   EXPECT_THAT(c.chain, ElementsAre(2, 0));
 }
 
+// CMD lives in the run's directory itself (run_cgroup.h): its chain.
+TEST(ChainOfCgroup, TheRunsDirectoryItselfIsCmdsChain) {
+  const CgroupChain c = ChainOfCgroup(kRun, kRun, 3);
+  EXPECT_FALSE(c.outside);
+  EXPECT_TRUE(c.valid);
+  EXPECT_TRUE(c.itself);
+}
+
 // Falling back to CMD's chain for these would be the widest answer: each
 // is refused instead.
 TEST(ChainOfCgroup, AnythingElseInTheRunsDirectoryIsInvalid) {
-  for (const char* rest : {"", "/s-", "/s-0_", "/s-_0", "/s-3", "/s-00",
+  for (const char* rest : {"/s-", "/s-0_", "/s-_0", "/s-3", "/s-00",
                            "/s-+1", "/s-0/x", "/s-0_1/s-2", "/x", "/s-1 "}) {
     const CgroupChain c = ChainOfCgroup(kRun, std::string(kRun) + rest, 3);
     EXPECT_FALSE(c.outside) << rest;

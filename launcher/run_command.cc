@@ -1,6 +1,7 @@
 #include "launcher/run_command.h"
 
 #include <dirent.h>
+#include <linux/capability.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
@@ -40,7 +41,9 @@
 #include "launcher/chain_cgroups.h"
 #include "launcher/name_cache.h"
 #include "launcher/program.h"
+#include "launcher/reaper.h"
 #include "launcher/request_socket.h"
+#include "launcher/run_cgroup.h"
 #include "launcher/run_members.h"
 #include "launcher/seccomp_filter.h"
 #include "launcher/shim_locator.h"
@@ -323,149 +326,9 @@ bool AllowProgram(const Engine& engine, const std::string& program,
   return false;
 }
 
-// Every process with its parent, from /proc.
-std::vector<std::pair<pid_t, pid_t>> ProcessParents() {
-  std::vector<std::pair<pid_t, pid_t>> out;
-  DIR* d = opendir("/proc");
-  if (d == nullptr) return out;
-  while (dirent* e = readdir(d)) {
-    char* end;
-    long pid = strtol(e->d_name, &end, 10);
-    if (*end != '\0' || pid <= 0) continue;
-    char path[64], buf[512];
-    std::snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) continue;
-    ssize_t n = read(fd, buf, sizeof(buf) - 1);
-    close(fd);
-    if (n <= 0) continue;
-    buf[n] = '\0';
-    // "pid (comm) state ppid ...": comm may hold spaces and parentheses.
-    const char* close_paren = std::strrchr(buf, ')');
-    if (close_paren == nullptr) continue;
-    char state;
-    long ppid;
-    if (std::sscanf(close_paren + 1, " %c %ld", &state, &ppid) == 2 &&
-        state != 'Z') {
-      out.emplace_back(static_cast<pid_t>(pid), static_cast<pid_t>(ppid));
-    }
-  }
-  closedir(d);
-  return out;
-}
-
-// The pids whose parent is klaunch (orphans reparented to it included).
-std::vector<pid_t> Children() {
-  std::vector<pid_t> out;
-  const pid_t self = getpid();
-  for (const auto& [pid, ppid] : ProcessParents()) {
-    if (ppid == self) out.push_back(pid);
-  }
-  return out;
-}
-
-// Every live process below klaunch: as its subreaper, those that
-// double-forked or changed session are still in its tree.
-std::vector<pid_t> Descendants() {
-  const std::vector<std::pair<pid_t, pid_t>> all = ProcessParents();
-  std::vector<pid_t> out = {getpid()};
-  for (size_t i = 0; i < out.size(); ++i) {
-    for (const auto& [pid, ppid] : all) {
-      if (ppid == out[i]) out.push_back(pid);
-    }
-  }
-  out.erase(out.begin());
-  return out;
-}
-
-void ReapAll() {
-  while (waitpid(-1, nullptr, WNOHANG) > 0) {
-  }
-}
-
-// Ends the descendants that outlived the program: TERM, then KILL after a
-// grace period, until none is left.
-void EndOrphans() {
-  ReapAll();
-  if (waitpid(-1, nullptr, WNOHANG) < 0 && errno == ECHILD) return;
-  const time_t grace_end = time(nullptr) + 2;
-  while (true) {
-    std::vector<pid_t> kids = Children();
-    if (kids.empty()) {
-      ReapAll();
-      if (waitpid(-1, nullptr, WNOHANG) < 0 && errno == ECHILD) return;
-    }
-    const int sig = time(nullptr) < grace_end ? SIGTERM : SIGKILL;
-    for (pid_t k : kids) kill(k, sig);
-    struct timespec ts = {0, 50 * 1000 * 1000};
-    nanosleep(&ts, nullptr);
-    ReapAll();
-    if (waitpid(-1, nullptr, WNOHANG) < 0 && errno == ECHILD) return;
-  }
-}
-
-int64_t NowMs() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
-}
-
-// Waits up to `ms` for `child` to exit, without reaping it: true when it
-// has.
-bool WaitFor(pid_t child, int64_t ms) {
-  const int64_t deadline = NowMs() + ms;
-  const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, child, 0));
-  while (true) {
-    const int64_t left = deadline - NowMs();
-    siginfo_t info{};
-    if (waitid(P_PID, child, &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-        info.si_pid == child) {
-      break;
-    }
-    if (left <= 0) {
-      if (pidfd >= 0) close(pidfd);
-      return false;
-    }
-    if (pidfd >= 0) {
-      pollfd p = {pidfd, POLLIN, 0};
-      poll(&p, 1, static_cast<int>(std::min<int64_t>(left, 1000)));
-    } else {
-      struct timespec ts = {0, 20 * 1000 * 1000};
-      nanosleep(&ts, nullptr);
-    }
-  }
-  if (pidfd >= 0) close(pidfd);
-  return true;
-}
-
-// Ends the whole tree: SIGTERM to every descendant, SIGKILL to those still
-// there after `grace_ms`, until none is left. Returns how many needed KILL.
-int EndTree(int64_t grace_ms) {
-  for (pid_t p : Descendants()) kill(p, SIGTERM);
-  const int64_t kill_at = NowMs() + grace_ms;
-  std::vector<pid_t> killed;
-  while (true) {
-    ReapAll();
-    const std::vector<pid_t> left = Descendants();
-    if (left.empty()) break;
-    if (NowMs() >= kill_at) {
-      for (pid_t p : left) {
-        if (std::find(killed.begin(), killed.end(), p) == killed.end()) {
-          killed.push_back(p);
-        }
-        kill(p, SIGKILL);
-      }
-    }
-    struct timespec ts = {0, 20 * 1000 * 1000};
-    nanosleep(&ts, nullptr);
-  }
-  ReapAll();
-  return static_cast<int>(killed.size());
-}
-
 // What the child writes to klaunch when it could not become the program.
 struct ChildReport {
-  enum Stage : int { kExec, kLandlock, kSeccomp };
+  enum Stage : int { kExec, kLandlock, kSeccomp, kCgroup };
   int stage = kExec;
   int error = 0;
 };
@@ -513,6 +376,61 @@ int ReceiveListener(int channel, pid_t child) {
     return -1;
   }
   return fd;
+}
+
+// Root's capabilities that give the program what the policy cannot name,
+// each kept only where system.allow names its group: the bounding set loses
+// them (so no exec regains them) and the process its own. Another uid's
+// process, klaunch's memory and /proc entries (CAP_SYS_PTRACE), the
+// network's configuration and raw packets, device nodes, the clock, kernel
+// code and audit: none is the program's business unless the policy says so.
+std::vector<int> PowersToDrop(const Policy& policy) {
+  struct Power {
+    int cap;
+    const char* group;  // "" for none: always dropped
+  };
+  static constexpr Power kPowers[] = {
+      {CAP_SYS_PTRACE, "ptrace"},     {CAP_SYS_MODULE, "modules"},
+      {CAP_SYS_BOOT, "reboot"},       {CAP_NET_RAW, "raw-sockets"},
+      {CAP_MKNOD, "devices"},         {CAP_BPF, "bpf"},
+      {CAP_PERFMON, "bpf"},           {CAP_KILL, "signals"},
+      {CAP_IPC_OWNER, "ipc"},         {CAP_SYS_RAWIO, ""},
+      {CAP_SYS_TIME, ""},             {CAP_NET_ADMIN, ""},
+      {CAP_AUDIT_CONTROL, ""},        {CAP_MAC_ADMIN, ""},
+      {CAP_MAC_OVERRIDE, ""},         {CAP_SYSLOG, ""},
+      {CAP_WAKE_ALARM, ""},           {CAP_BLOCK_SUSPEND, ""},
+      {CAP_LINUX_IMMUTABLE, ""},      {CAP_SYS_PACCT, ""},
+      {CAP_SYS_TTY_CONFIG, ""},       {CAP_SETFCAP, ""},
+      {CAP_CHECKPOINT_RESTORE, ""},   {CAP_AUDIT_READ, ""},
+  };
+  std::vector<int> out;
+  for (const Power& p : kPowers) {
+    if (p.group[0] == '\0' || !SystemAllows(policy, p.group)) {
+      out.push_back(p.cap);
+    }
+  }
+  // Mounts and namespaces need CAP_SYS_ADMIN, which much else needs too.
+  if (!SystemAllows(policy, "mount") && !SystemAllows(policy, "namespaces")) {
+    out.push_back(CAP_SYS_ADMIN);
+  }
+  return out;
+}
+
+// In CMD's child: drops `caps` (PowersToDrop). A process without
+// CAP_SETPCAP (not root) has none of them to drop. Async-signal-safe.
+void DropPowers(const std::vector<int>& caps) {
+  for (int cap : caps) prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
+  prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[2] = {};
+  if (syscall(SYS_capget, &header, data) != 0) return;
+  for (int cap : caps) {
+    const uint32_t bit = 1u << (cap % 32);
+    data[cap / 32].effective &= ~bit;
+    data[cap / 32].permitted &= ~bit;
+    data[cap / 32].inheritable &= ~bit;
+  }
+  syscall(SYS_capset, &header, data);
 }
 
 }  // namespace
@@ -575,17 +493,31 @@ int RunProgram(const RunOptions& o) {
   std::atomic<int> lost_errno{0};
   // Compiling is where a policy can still fail (RE2's memory): say which.
   const std::string source = o.policy_file.empty() ? "the preset" : o.policy_file;
+  // The run's cgroup, which every process of the run lives in (or below):
+  // the run ends at once through it, and the program cannot leave it.
+  std::vector<std::string> own = {base, log,
+                                  absl::StrCat("/proc/", getpid())};
+  std::unique_ptr<RunCgroup> run_cgroup;
+  std::string cgroup_why;
+  {
+    absl::StatusOr<std::unique_ptr<RunCgroup>> made =
+        RunCgroup::Create(RunTag(*run_dir));
+    if (made.ok()) {
+      run_cgroup = *std::move(made);
+      for (std::string& e : run_cgroup->OwnEntries()) own.push_back(std::move(e));
+    } else {
+      cgroup_why = std::string(made.status().message());
+    }
+  }
   // Program sections entered below CMD, for the supervisor: a cgroup per
-  // chain, denied to the program like klaunch's other state.
+  // chain, below the run's.
   std::unique_ptr<ChainCgroups> chains;
-  std::string chains_why;
-  std::vector<std::string> own = {base, log};
-  if (!policy->programs.empty() && !o.no_seccomp) {
+  std::string chains_why = cgroup_why;
+  if (!policy->programs.empty() && !o.no_seccomp && run_cgroup != nullptr) {
     absl::StatusOr<std::unique_ptr<ChainCgroups>> made =
-        ChainCgroups::Create(RunTag(*run_dir));
+        ChainCgroups::Create(*run_cgroup);
     if (made.ok()) {
       chains = *std::move(made);
-      for (std::string& e : chains->OwnEntries()) own.push_back(std::move(e));
     } else {
       chains_why = std::string(made.status().message());
     }
@@ -771,8 +703,9 @@ int RunProgram(const RunOptions& o) {
     settings.lost_errno = &lost_errno;
     names = std::make_unique<NameCache>(*engine);
     settings.names = names.get();
-    // Every process of the run descends from klaunch (its subreaper).
-    members = std::make_unique<RunMembers>(getpid());
+    // Every process of the run lives in its cgroup, or descends from its
+    // reaper (set once it runs).
+    members = std::make_unique<RunMembers>(run_cgroup.get());
     settings.members = members.get();
     if (engine->audit()) settings.echoes = &echoes;
   }
@@ -876,7 +809,6 @@ int RunProgram(const RunOptions& o) {
     return kExitKlaunchFailed;
   }
 
-  prctl(PR_SET_CHILD_SUBREAPER, 1);
   InstallForwarding();
   int report[2];
   if (pipe2(report, O_CLOEXEC) != 0) {
@@ -888,20 +820,26 @@ int RunProgram(const RunOptions& o) {
   argv.push_back(nullptr);
   for (const std::string& e : env) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
+  const std::string cgroup_procs =
+      run_cgroup != nullptr ? run_cgroup->procs() : "";
+  const std::vector<int> drop = PowersToDrop(*policy);
 
-  const pid_t child = fork();
-  if (child < 0) {
-    Say(absl::StrCat("fork: ", strerror(errno)));
-    return kExitKlaunchFailed;
-  }
-  if (child == 0) {
+  // CMD's child, forked by the reaper: only what is async-signal-safe.
+  const auto child = [&] {
     close(report[0]);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) signal(sig, SIG_DFL);
     ChildReport r;
-    if (ruleset >= 0 && (r.error = -RestrictSelf(ruleset)) != 0) {
+    if (!cgroup_procs.empty()) {
+      // Into the run's cgroup before anything of the program runs.
+      const int fd = open(cgroup_procs.c_str(), O_WRONLY | O_CLOEXEC);
+      if (fd < 0 || write(fd, "0", 1) != 1) {
+        r.error = errno != 0 ? errno : EIO;
+        r.stage = ChildReport::kCgroup;
+      }
+      if (fd >= 0) close(fd);
+    }
+    if (r.error == 0) DropPowers(drop);
+    if (r.error == 0 && ruleset >= 0 &&
+        (r.error = -RestrictSelf(ruleset)) != 0) {
       r.stage = ChildReport::kLandlock;
     }
     for (int fd : section_rulesets) {
@@ -923,10 +861,23 @@ int RunProgram(const RunOptions& o) {
     ssize_t ignored = write(report[1], &r, sizeof(r));
     (void)ignored;
     _exit(kExitCannotRun);
+  };
+  Reaper::Options reaper_options;
+  reaper_options.cgroup = run_cgroup.get();
+  reaper_options.keep_orphans = o.keep_orphans;
+  absl::StatusOr<std::unique_ptr<Reaper>> started_reaper =
+      Reaper::Start(reaper_options, child);
+  if (!started_reaper.ok()) {
+    Say(std::string(started_reaper.status().message()));
+    return kExitKlaunchFailed;
   }
-  g_child = child;
+  std::unique_ptr<Reaper> reaper = *std::move(started_reaper);
+  const pid_t cmd_pid = reaper->cmd();
+  g_child = cmd_pid;
+  if (members != nullptr) members->SetRoot(reaper->pid());
+  settings.protected_pids = {getpid(), reaper->pid()};
   if (asker != nullptr && !approved.first.empty()) {
-    asker->RememberApproval(child, approved.first, approved.second);
+    asker->RememberApproval(cmd_pid, approved.first, approved.second);
   }
   close(report[1]);
   if (ruleset >= 0) close(ruleset);
@@ -934,7 +885,7 @@ int RunProgram(const RunOptions& o) {
   std::unique_ptr<Supervisor> supervisor;
   if (seccomp) {
     close(channel[1]);
-    const int listener = ReceiveListener(channel[0], child);
+    const int listener = ReceiveListener(channel[0], cmd_pid);
     close(channel[0]);
     if (listener >= 0) {
       absl::StatusOr<std::unique_ptr<Supervisor>> started =
@@ -944,7 +895,7 @@ int RunProgram(const RunOptions& o) {
       } else {
         // Without answers the program's judged calls fail closed (ENOSYS);
         // it must not run like that.
-        kill(child, SIGKILL);
+        kill(cmd_pid, SIGKILL);
         Say(std::string(started.status().message()));
       }
     }
@@ -957,24 +908,22 @@ int RunProgram(const RunOptions& o) {
   const bool failed_before_running = got == sizeof(report_of_child);
   close(report[0]);
 
-  int status = 0;
   bool timed_out = false;
   int needed_kill = 0;
-  if (o.timeout_ms > 0 && !WaitFor(child, o.timeout_ms)) {
+  std::optional<int> cmd_status =
+      reaper->WaitCmd(o.timeout_ms > 0 ? o.timeout_ms : -1);
+  if (!cmd_status) {
+    // --timeout: the whole run, whatever its tree looks like.
     timed_out = true;
-    needed_kill = EndTree(o.kill_after_ms);
-  } else {
-    while (true) {
-      pid_t r = waitpid(-1, &status, 0);
-      if (r == child) break;
-      if (r < 0 && errno != EINTR) {
-        status = 0;
-        break;
-      }
-    }
+    needed_kill = reaper->EndRun(o.kill_after_ms);
+    cmd_status = reaper->WaitCmd(-1);
+  } else if (!o.keep_orphans) {
+    // What outlived CMD ends with the run.
+    reaper->EndRun(2000);
   }
+  const int status = cmd_status.value_or(0);
   g_child = 0;
-  if (!o.keep_orphans) EndOrphans();
+  reaper.reset();
   if (supervisor != nullptr) supervisor->Stop();
 
   const int exec_errno = report_of_child.error;
@@ -983,6 +932,11 @@ int RunProgram(const RunOptions& o) {
     Say(absl::StrCat("cannot install the seccomp filter: ",
                      strerror(exec_errno),
                      " (--no-seccomp runs without that layer)"));
+    return kExitKlaunchFailed;
+  }
+  if (failed_before_running && report_of_child.stage == ChildReport::kCgroup) {
+    Say(absl::StrCat("cannot join the run's cgroup ", cgroup_procs, ": ",
+                     strerror(exec_errno)));
     return kExitKlaunchFailed;
   }
   if (failed_before_running &&

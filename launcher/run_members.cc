@@ -1,5 +1,7 @@
 #include "launcher/run_members.h"
 
+#include "launcher/run_cgroup.h"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -50,6 +52,8 @@ void ForEachProcess(Each each) {
 }  // namespace
 
 bool RunMembers::Contains(pid_t pid) const {
+  if (root_ <= 0 || pid == root_) return false;
+  if (cgroup_ != nullptr) return cgroup_->Holds(pid);
   // The tree is at most a few thousand deep; a loop in what /proc says
   // (pids reused while walking) ends at that bound.
   for (int depth = 0; pid > 1 && depth < 4096; ++depth) {

@@ -1,11 +1,12 @@
 // Which processes belong to the run, for the calls that reach another
 // process by pid (signals, limits, priorities: supervise_process.cc).
 //
-// A process belongs when it descends from the run's root, the process
-// every process of the run was started below (klaunch, whose child is
-// CMD), as the kernel's process tree says: an orphan is reparented to the
-// root, the run's subreaper, and a process cannot leave the tree. The root
-// itself and every process outside its tree do not belong.
+// A process belongs when it lives in the run's cgroup (run_cgroup.h), which
+// no process of the run can leave; without one, when it descends from the
+// run's root, the reaper every process of the run was started below
+// (reaper.h), as the kernel's process tree says: an orphan is reparented to
+// the reaper, the run's subreaper, and a process cannot leave the tree. The
+// root itself, klaunch, and every process outside do not belong.
 //
 // Nothing here decides or acts; the pid read may be reused by another
 // process once the one read has exited (the supervisor says so where it
@@ -20,10 +21,15 @@
 
 namespace klaunch {
 
+class RunCgroup;
+
 class RunMembers {
  public:
-  explicit RunMembers(pid_t root) : root_(root) {}
+  // `cgroup`: the run's, when there is one (it must outlive this).
+  explicit RunMembers(const RunCgroup* cgroup) : cgroup_(cgroup) {}
 
+  // The reaper, once started; before, nothing belongs.
+  void SetRoot(pid_t root) { root_ = root; }
   pid_t root() const { return root_; }
 
   // True when process (thread group) `pid` belongs to the run.
@@ -37,7 +43,8 @@ class RunMembers {
   std::vector<pid_t> All() const;
 
  private:
-  const pid_t root_;
+  const RunCgroup* cgroup_;
+  pid_t root_ = -1;
 };
 
 }  // namespace klaunch

@@ -85,6 +85,10 @@ struct Settings {
   const RunMembers* members = nullptr;
   // Audit mode: the shim's records whose calls may reach the supervisor.
   ShimEchoes* echoes = nullptr;
+  // klaunch and its reaper: no path below /proc/PID of theirs is opened,
+  // looked at or written for the target (klaunch reads its own /proc with
+  // its own rights, which the program's may not have).
+  std::vector<pid_t> protected_pids;
 };
 
 struct Answer;
@@ -109,7 +113,7 @@ struct Pending {
 inline constexpr int kRestartCall = 512;  // ERESTARTSYS
 
 struct Answer {
-  enum Kind { kContinue, kValue, kError, kInject, kPending };
+  enum Kind { kContinue, kValue, kError, kInject, kPending, kSent };
   Kind kind = kError;
   int64_t value = 0;
   int error = EPERM;
@@ -128,6 +132,8 @@ struct Answer {
     a.cloexec = cloexec;
     return a;
   }
+  // The handler answered the call itself (Call::Send).
+  static Answer Sent() { return Answer{kSent}; }
   // Tries `retry` now; hands it to the waiter while it would block.
   static Answer Wait(Fd fd, uint32_t events,
                      std::function<std::optional<Answer>()> retry);
@@ -179,6 +185,10 @@ class Call {
   // Refuses without consulting the engine.
   bool Refuse(const char* op, const std::string& what, const std::string& why);
 
+  // Answers the call now (the handler then returns Answer::Sent()): for a
+  // handler that must act once the target goes on.
+  void Send(Answer answer);
+
  private:
   void Record(const char* op, const std::string& what, const char* access,
               const Decision& d, const std::string& command);
@@ -191,6 +201,9 @@ class Call {
   SyscallArgs args_;
   ShimEchoes::Records echoes_;  // the shim's records just before
 };
+
+// Sends `answer` to the notification `id` (supervisor.cc).
+void Respond(int listener, uint64_t id, Answer answer);
 
 Answer SuperviseOpen(Call& call);
 Answer SuperviseExec(Call& call);

@@ -17,6 +17,8 @@
 
 namespace klaunch::supervise {
 
+void Call::Send(Answer answer) { Respond(listener_, req_.id, std::move(answer)); }
+
 bool Call::Live() const {
   uint64_t id = req_.id;
   return ioctl(listener_, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
@@ -117,6 +119,13 @@ bool Call::Judge(const char* op, const std::string& what, const char* access,
 
 bool Call::JudgePath(const char* op, Access access, const std::string& path) {
   if (path.empty() || path[0] != '/') return true;  // no filesystem object
+  for (pid_t p : settings_.protected_pids) {
+    const std::string proc = absl::StrCat("/proc/", p);
+    if (path.compare(0, proc.size(), proc) == 0 &&
+        (path.size() == proc.size() || path[proc.size()] == '/')) {
+      return Refuse(op, path, "it is klaunch's own process");
+    }
+  }
   const std::string view = target_.SelfView(path);
   return Judge(op, view, AccessName(access).data(),
                engine_->CheckPath(access, view));

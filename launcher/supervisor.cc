@@ -254,8 +254,8 @@ void Respond(int listener, uint64_t id, Answer a) {
       resp.error = -a.error;
       break;
     case supervise::Answer::kPending:  // the waiter's: never sent here
-      resp.error = -EINTR;
-      break;
+    case supervise::Answer::kSent:     // answered already
+      return;
     case supervise::Answer::kInject: {
       // Two steps (add, then answer with the number) cost one wake-up less
       // than ADDFD_FLAG_SEND on this kind of machine (PERFORMANCE.md).
@@ -345,6 +345,7 @@ void Supervisor::Answer(const seccomp_notif& req) {
     waiter_->Add(req.id, req.pid, std::move(a.pending));
     return;
   }
+  if (a.kind == supervise::Answer::kSent) return;
   supervise::Respond(listener_, req.id, std::move(a));
 }
 

@@ -30,9 +30,6 @@
 
 namespace klaunch::supervise {
 
-// Sends `answer` to the notification `id` (supervisor.cc).
-void Respond(int listener, uint64_t id, Answer answer);
-
 class Waiter {
  public:
   explicit Waiter(int listener);

@@ -127,6 +127,13 @@ std::optional<LoaderCommandLine> ParseLoaderCommandLine(
 std::optional<size_t> LoaderProgramIndex(
     absl::string_view executable, absl::Span<const absl::string_view> argv);
 
+// Why the callers refuse a loader's PROGRAM written without a slash: ld.so
+// looks it up among the libraries (its cache), where no judge resolving the
+// name as a path would look, so what it runs is not what would be judged.
+inline constexpr char kLoaderBareName[] =
+    "the dynamic loader looks a program named without a '/' up among the "
+    "libraries, not where its name says; name it with a path";
+
 class CommandRule {
  public:
   enum class Kind { kPrefix, kGlob, kPattern };

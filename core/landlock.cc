@@ -166,36 +166,21 @@ std::vector<Id> Chain(int dir) {
 }
 
 // What the write-granted objects of a ruleset are, to tell whether one lies
-// at, above or below a directory.
+// at or above a directory.
 struct WriteGranted {
   std::set<Id> objects;  // each object granted writing
-  std::set<Id> at_or_above;  // each directory at or above one of them
 
-  void Add(int object, const std::string& path) {
+  void Add(int object, const std::string&) {
     Id id;
-    if (!IdOf(object, &id)) return;
-    objects.insert(id);
-    struct stat st;
-    int dir = -1;
-    if (fstat(object, &st) == 0 && S_ISDIR(st.st_mode)) {
-      dir = dup(object);
-    } else {
-      const size_t slash = path.rfind('/');
-      const std::string parent =
-          slash == 0 || slash == std::string::npos ? "/"
-                                                   : path.substr(0, slash);
-      dir = open(parent.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-    }
-    if (dir < 0) return;
-    for (const Id& a : Chain(dir)) at_or_above.insert(a);
-    close(dir);
+    if (IdOf(object, &id)) objects.insert(id);
   }
 
-  // True when a write-granted object lies at, above or below `dir`.
+  // True when a write-granted object lies at or above `dir`: its rights
+  // reach everything below, the entries kept out included. One strictly
+  // below `dir` is granted on its own and leaves `dir` as it is.
   bool Meets(int dir) const {
     Id id;
     if (!IdOf(dir, &id)) return true;
-    if (at_or_above.count(id)) return true;  // at or below dir
     for (const Id& a : Chain(dir)) {
       if (objects.count(a)) return true;  // at or above dir
     }
@@ -513,11 +498,12 @@ LandlockPlan PlanLandlock(const Policy& policy, int abi,
   for (const std::string& f : extras.read_files) {
     plan.paths.push_back({f, kReadFile, false, "klaunch"});
   }
-  // A rule with an object granted writing at, above or below a directory
-  // it would expand is granted whole: a directory granted entry by entry
-  // can have nothing made in it. (CreateRuleset checks again with the
-  // objects it opens: a missing write root grants its nearest existing
-  // ancestor.)
+  // A rule with an object granted writing at or above a directory it would
+  // expand is granted whole: that grant reaches the entries kept out. A
+  // write root strictly below one is granted on its own and changes
+  // nothing above it. (CreateRuleset checks again with the objects it
+  // opens: a missing write root grants its nearest existing ancestor,
+  // which may be at or above.)
   for (LandlockPlan::PathRule& r : plan.paths) {
     if (r.keep_out.empty()) continue;
     for (const LandlockPlan::PathRule& w : plan.paths) {
@@ -525,7 +511,7 @@ LandlockPlan PlanLandlock(const Policy& policy, int abi,
       bool meets = false;
       for (const std::string& dir : ExpandedDirs(r)) {
         for (const std::string& wf : Spellings(w.path, w.resolved)) {
-          meets = meets || PathIsWithin(wf, dir) || PathIsWithin(dir, wf);
+          meets = meets || PathIsWithin(dir, wf);
         }
       }
       if (!meets) continue;
@@ -535,9 +521,9 @@ LandlockPlan PlanLandlock(const Policy& policy, int abi,
       }
       plan.approximations.push_back(absl::StrCat(
           r.key, " (\"", r.path, "\") is granted whole: ", w.key, " (\"",
-          w.path, "\"), granted writing, lies at, above or below a directory "
-          "it would be granted entry by entry in, where nothing could then be "
-          "made; so ", absl::StrJoin(denied, ", "), " inside it stay "
+          w.path, "\"), granted writing, lies at or above a directory it "
+          "would be granted entry by entry in, and its rights reach "
+          "everything below; so ", absl::StrJoin(denied, ", "), " inside it stay "
           "readable to a program that gets past the shim and the supervisor, "
           "which refuse them"));
       r.keep_out.clear();

@@ -226,22 +226,34 @@ TEST(LandlockPlan, ADenyEntryInsideAWriteRootIsNotExpressibleAndSaidSo) {
                              HasSubstr("granted writing"))));
 }
 
-TEST(LandlockPlan, AWriteRootInsideTheReadRootKeepsTheReadRootWhole) {
+// A write root strictly below an expanded directory is granted on its own:
+// nothing of its rights reaches the entry kept out beside it.
+TEST(LandlockPlan, AWriteRootInsideTheReadRootLeavesItsDenyEntriesKeptOut) {
   const LandlockPlan plan = PlanLandlock(
       Load("extends = \"none\"\n[filesystem]\nread = [\"/home/me\"]\n"
            "write = [\"/home/me/proj\"]\ndeny = [\"~/.ssh\"]\n"),
       7, {});
-  EXPECT_THAT(Rule(plan, "/home/me")->keep_out, IsEmpty());
-  EXPECT_THAT(plan.approximations,
-              Contains(HasSubstr("(\"/home/me\") is granted whole: "
-                                 "filesystem.write[0] (\"/home/me/proj\")")));
+  EXPECT_THAT(Rule(plan, "/home/me")->keep_out, Not(IsEmpty()));
   // The writable workspace inside the home is a write root too.
   const LandlockPlan in_home = PlanLandlock(
       Load("extends = \"none\"\n[filesystem]\nread = [\"/home/me\"]\n"
            "deny = [\"~/.ssh\"]\n",
            "/home/me/work"),
       7, {});
-  EXPECT_THAT(Rule(in_home, "/home/me")->keep_out, IsEmpty());
+  EXPECT_THAT(Rule(in_home, "/home/me")->keep_out, Not(IsEmpty()));
+}
+
+// One on the way down to the entry kept out grants everything below it,
+// the entry included: the read root stays whole there.
+TEST(LandlockPlan, AWriteRootOnTheWayToADenyEntryKeepsTheReadRootWhole) {
+  const LandlockPlan plan = PlanLandlock(
+      Load("extends = \"none\"\n[filesystem]\nread = [\"/home/me\"]\n"
+           "write = [\"/home/me/a\"]\ndeny = [\"/home/me/a/b/secret\"]\n"),
+      7, {});
+  EXPECT_THAT(Rule(plan, "/home/me")->keep_out, IsEmpty());
+  EXPECT_THAT(plan.approximations,
+              Contains(HasSubstr("(\"/home/me\") is granted whole: "
+                                 "filesystem.write[0] (\"/home/me/a\")")));
 }
 
 TEST(LandlockPlan, AWriteRootAboveTheReadRootKeepsItWhole) {

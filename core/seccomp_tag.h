@@ -48,6 +48,13 @@ inline constexpr long kCookieRequest = 0x636f6f6b;  // "cook"
 inline constexpr long kRecordReport = 0x7265636f;  // "reco"
 
 // The same call with this first argument, arg1 and arg2 the address and
+// size of a buffer: klaunch answers the effective policy's length and, when
+// it fits, writes the policy (TOML) into the buffer. The shim loads its
+// policy so, with no descriptor of klaunch's files in the program's
+// process; without the seccomp layer (ENOSYS) it reads KLAUNCH_POLICY_FILE.
+inline constexpr long kPolicyRequest = 0x706f6c69;  // "poli"
+
+// The same call with this first argument, arg1 and arg2 the address and
 // length of a question request (core/ask.h): klaunch puts it to the person
 // at the terminal for the process the kernel names. The answer is the
 // call's value: 'y', 'n', or 'r' (refused without asking).

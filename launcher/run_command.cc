@@ -536,7 +536,8 @@ int RunProgram(const RunOptions& o) {
     return kExitKlaunchFailed;
   }
   const std::string effective = *run_dir + "/policy.toml";
-  if (absl::Status s = WriteFile(effective, EffectiveToml(*policy)); !s.ok()) {
+  const std::string effective_text = EffectiveToml(*policy);
+  if (absl::Status s = WriteFile(effective, effective_text); !s.ok()) {
     Say(std::string(s.message()));
     return kExitKlaunchFailed;
   }
@@ -693,6 +694,7 @@ int RunProgram(const RunOptions& o) {
       settings.chains = chains.get();
     }
     settings.log = log;
+    settings.effective_policy = effective_text;
     settings.verbose = o.verbose;
     settings.asker = asker.get();
     settings.ask_writes = ask_writes;

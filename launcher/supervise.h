@@ -59,6 +59,7 @@ class ShimEchoes {
 struct Settings {
   const Engine* engine = nullptr;
   std::string log;  // the audit log
+  std::string effective_policy;  // what the shim loads (kPolicyRequest)
   bool verbose = false;
   AskServer* asker = nullptr;  // null: "ask" refuses
   // filesystem.unlisted_writes = "ask": any call that writes may wait for

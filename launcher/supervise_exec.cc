@@ -187,6 +187,13 @@ std::optional<Answer> JudgeProgram(Call& c, const char* op, int dirfd,
     }
   }
   if (const std::optional<size_t> i = LoaderProgramIndex(real, args)) {
+    if (argv[*i].find('/') == std::string::npos) {
+      // ld.so looks such a name up among the libraries, not where
+      // Resolve would look.
+      return c.Refuse(op, argv[*i], kLoaderBareName)
+                 ? std::nullopt
+                 : std::optional<Answer>(Answer::Error(EACCES));
+    }
     const std::vector<std::string> rest(argv.begin() + *i, argv.end());
     Image unused;
     return JudgeProgram(c, op, AT_FDCWD, argv[*i], 0, rest, argv[*i], chain,

@@ -132,6 +132,17 @@ Answer PutShimQuestion(Call& c) {
 }  // namespace
 
 Answer SuperviseCookie(Call& c) {
+  if (c.arg(0) == static_cast<uint64_t>(kPolicyRequest)) {
+    // The policy is no secret of klaunch's: it is what every process is
+    // held to. Sent into the target's memory, so no descriptor of
+    // klaunch's files is ever in the program's process.
+    const std::string& text = c.settings().effective_policy;
+    if (c.arg(1) != 0 && c.arg(2) >= text.size() &&
+        !c.target().Write(c.arg(1), text.data(), text.size())) {
+      return Answer::Error(EFAULT);
+    }
+    return Answer::Value(static_cast<int64_t>(text.size()));
+  }
   if (c.arg(0) == static_cast<uint64_t>(kRecordReport)) {
     return WriteRecord(c);
   }

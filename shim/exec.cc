@@ -291,6 +291,11 @@ bool AllowLoaderTarget(const char* op, const char* target, char* const argv[],
   for (char* const* a = argv; *a != nullptr; ++a) words.push_back(*a);
   const std::optional<size_t> i = LoaderProgramIndex(target, words);
   if (!i) return true;
+  if (std::strchr(argv[*i], '/') == nullptr) {
+    // ld.so looks such a name up among the libraries, not where a judge
+    // resolving it would look.
+    return Refuse(op, argv[*i], kLoaderBareName);
+  }
   return JudgeExec(op, AT_FDCWD, argv[*i], argv + *i, 0, enter, depth + 1);
 }
 

@@ -37,8 +37,35 @@ std::string ReadLink(const char* path) {
   return n > 0 ? std::string(buf, n) : std::string();
 }
 
+// The effective policy from klaunch through the supervisor
+// (core/seccomp_tag.h, kPolicyRequest): no descriptor of klaunch's files is
+// ever in this process, where another thread could read through it. False
+// when there is no supervisor (ENOSYS): the policy is read from its file.
+bool PolicyFromKlaunch(std::string* text, std::string* error) {
+  const long size = sys(kCookieQuerySyscall, kPolicyRequest, 0, 0);
+  if (size == -ENOSYS) return false;
+  if (size < 0 || static_cast<size_t>(size) > kMaxPolicyBytes) {
+    *error = std::string("klaunch gave no policy: ") +
+             strerror(size < 0 ? static_cast<int>(-size) : EFBIG);
+    return true;
+  }
+  text->resize(static_cast<size_t>(size));
+  const long again =
+      sys(kCookieQuerySyscall, kPolicyRequest, text->data(), text->size());
+  if (again != size) {
+    text->clear();
+    *error = "klaunch gave no policy";
+  }
+  return true;
+}
+
 // Reads the policy with raw calls: nothing here may be judged.
 bool ReadPolicy(const char* path, std::string* text, std::string* error) {
+  if (PolicyFromKlaunch(text, error)) return error->empty();
+  if (*path == '\0') {
+    *error = "KLAUNCH_POLICY_FILE is not set";
+    return false;
+  }
   long fd = sys_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
   if (fd < 0) {
     *error = std::string("cannot open the policy ") + path + ": " +
@@ -328,9 +355,8 @@ void Initialise() {
         "this program started a thread before the shim could stack its "
         "program sections' Landlock rulesets, which would not hold that "
         "thread";
-  } else if (policy == nullptr || *policy == '\0') {
-    c->error = "KLAUNCH_POLICY_FILE is not set";
-  } else if (ReadPolicy(policy, &text, &c->error)) {
+  } else if (ReadPolicy(policy != nullptr ? policy : "", &text, &c->error)) {
+    if (policy == nullptr) policy = "the effective policy";
     // The effective form is absolute throughout; the context is unused.
     absl::StatusOr<Policy> p =
         LoadPolicyText(text, policy, LoadContext{"/", "/", "", true});

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <set>
@@ -428,7 +429,17 @@ bool ExpandRule(int ruleset, LandlockPlan::PathRule& r, int object,
 int LandlockAbi() {
   const long abi = syscall(SYS_landlock_create_ruleset, nullptr, 0,
                            kCreateRulesetVersion);
-  return abi < 0 ? 0 : static_cast<int>(abi);
+  int usable = abi < 0 ? 0 : static_cast<int>(abi);
+  // Tests only: what klaunch does on a kernel with an older Landlock, or
+  // none (scripts/attack-matrix). It can only lower the ABI.
+  if (const char* cap = getenv("KLAUNCH_TEST_LANDLOCK_ABI")) {
+    char* end;
+    const long n = std::strtol(cap, &end, 10);
+    if (*cap != '\0' && *end == '\0' && n >= 0 && n < usable) {
+      usable = static_cast<int>(n);
+    }
+  }
+  return usable;
 }
 
 LandlockPlan PlanLandlock(const Policy& policy, int abi,

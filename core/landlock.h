@@ -77,7 +77,9 @@
 namespace klaunch {
 
 // The Landlock ABI version of the running kernel; 0 when it has none (or
-// Landlock is disabled at boot).
+// Landlock is disabled at boot). For tests only, KLAUNCH_TEST_LANDLOCK_ABI
+// (a number) caps it, so that what klaunch does on an older kernel can be
+// tried on a newer one; it never raises it.
 int LandlockAbi();
 
 struct LandlockPlan {

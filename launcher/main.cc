@@ -11,6 +11,7 @@
 #include "launcher/options.h"
 #include "launcher/run_command.h"
 #include "launcher/suggest.h"
+#include "launcher/syscall_table.h"
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
@@ -33,6 +34,11 @@ int main(int argc, char** argv) {
   }
   if (first == "explain") {
     return klaunch::RunExplain({args.begin() + 1, args.end()});
+  }
+  if (first == "syscalls") {
+    // docs/syscalls.md: what the seccomp filter does with every call.
+    std::fputs(klaunch::SyscallsMarkdown().c_str(), stdout);
+    return 0;
   }
   if (first == "suggest") {
     return klaunch::RunSuggest({args.begin() + 1, args.end()});

@@ -1,6 +1,9 @@
 #include "launcher/syscall_table.h"
 
 #include <errno.h>
+#include <string.h>
+
+#include <cstdio>
 
 #include <algorithm>
 #include <cstddef>
@@ -813,6 +816,144 @@ constexpr IoctlEntry kIoctls[] = {
      0, F::kNone, kReadsOnly},
 };
 
+constexpr ShimWrapper kShimWrappers[] = {
+    {"open", "openat"},
+    {"open64", "openat"},
+    {"openat", "openat"},
+    {"openat64", "openat"},
+    {"creat", "openat"},
+    {"creat64", "openat"},
+    {"__open_2", "openat"},
+    {"__open64_2", "openat"},
+    {"__openat_2", "openat"},
+    {"__openat64_2", "openat"},
+    {"fopen", "openat"},
+    {"fopen64", "openat"},
+    {"freopen", "openat"},
+    {"freopen64", "openat"},
+    {"opendir", "openat"},
+    {"unlink", "unlinkat"},
+    {"unlinkat", "unlinkat"},
+    {"remove", "unlinkat"},
+    {"rename", "renameat2"},
+    {"renameat", "renameat2"},
+    {"renameat2", "renameat2"},
+    {"mkdir", "mkdirat"},
+    {"mkdirat", "mkdirat"},
+    {"rmdir", "unlinkat"},
+    {"link", "linkat"},
+    {"linkat", "linkat"},
+    {"symlink", "symlinkat"},
+    {"symlinkat", "symlinkat"},
+    {"truncate", "truncate"},
+    {"truncate64", "truncate"},
+    {"chmod", "fchmodat"},
+    {"fchmodat", "fchmodat"},
+    {"chown", "fchownat"},
+    {"lchown", "fchownat"},
+    {"fchownat", "fchownat"},
+    {"utime", "utimensat"},
+    {"utimes", "utimensat"},
+    {"lutimes", "utimensat"},
+    {"utimensat", "utimensat"},
+    {"futimesat", "utimensat"},
+    {"mknod", "mknodat"},
+    {"mknodat", "mknodat"},
+    {"mkfifo", "mknodat"},
+    {"mkfifoat", "mknodat"},
+    {"setxattr", "setxattr"},
+    {"lsetxattr", "lsetxattr"},
+    {"removexattr", "removexattr"},
+    {"lremovexattr", "lremovexattr"},
+    {"getxattr", "getxattr"},
+    {"lgetxattr", "lgetxattr"},
+    {"listxattr", "listxattr"},
+    {"llistxattr", "llistxattr"},
+    {"stat", "newfstatat"},
+    {"stat64", "newfstatat"},
+    {"lstat", "newfstatat"},
+    {"lstat64", "newfstatat"},
+    {"fstatat", "newfstatat"},
+    {"fstatat64", "newfstatat"},
+    {"__xstat", "newfstatat"},
+    {"__xstat64", "newfstatat"},
+    {"__lxstat", "newfstatat"},
+    {"__lxstat64", "newfstatat"},
+    {"__fxstatat", "newfstatat"},
+    {"__fxstatat64", "newfstatat"},
+    {"statx", "statx"},
+    {"access", "faccessat"},
+    {"faccessat", "faccessat"},
+    {"euidaccess", "faccessat"},
+    {"eaccess", "faccessat"},
+    {"readlink", "readlinkat"},
+    {"readlinkat", "readlinkat"},
+    {"chdir", ""},
+    {"realpath", ""},
+    {"canonicalize_file_name", ""},
+    {"execve", "execve execveat"},
+    {"execveat", "execveat"},
+    {"fexecve", "execveat"},
+    {"execv", "execve"},
+    {"execvp", "execve"},
+    {"execvpe", "execve"},
+    {"execl", "execve"},
+    {"execlp", "execve"},
+    {"execle", "execve"},
+    {"posix_spawn", "execve openat"},
+    {"posix_spawnp", "execve openat"},
+    {"system", "execve"},
+    {"popen", "execve"},
+    {"fork", ""},
+    {"vfork", ""},
+    {"connect", "connect"},
+    {"bind", "bind"},
+    {"sendto", "sendto sendmsg"},
+    {"sendmsg", "sendmsg"},
+    {"sendmmsg", "sendmmsg"},
+    {"getaddrinfo", ""},
+    {"gethostbyname", ""},
+    {"gethostbyname2", ""},
+    {"gethostbyname_r", ""},
+    {"gethostbyname2_r", ""},
+    {"__open", "openat"},
+    {"__open64", "openat"},
+    {"__open_nocancel", "openat"},
+    {"__open64_nocancel", "openat"},
+    {"_IO_fopen", "openat"},
+    {"__connect", "connect"},
+    {"__sendmmsg", "sendmmsg"},
+    {"__fork", ""},
+    {"__vfork", ""},
+    {"_Fork", ""},
+    {"__libc_system", "execve"},
+    {"_IO_popen", "execve"},
+    {"lchmod", "fchmodat"},
+    {"__xmknod", "mknodat"},
+    {"__xmknodat", "mknodat"},
+    {"shm_open", "openat"},
+    {"shm_unlink", "unlinkat"},
+    {"sem_open", "openat"},
+    {"sem_unlink", "unlinkat"},
+    {"utmpname", ""},
+    {"updwtmp", "openat"},
+    {"rcmd", ""},
+    {"rcmd_af", ""},
+    {"rexec", ""},
+    {"rexec_af", ""},
+    {"mkstemp", "openat"},
+    {"mkstemp64", "openat"},
+    {"mkostemp", "openat"},
+    {"mkostemp64", "openat"},
+    {"mkstemps", "openat"},
+    {"mkstemps64", "openat"},
+    {"mkostemps", "openat"},
+    {"mkostemps64", "openat"},
+    {"mkdtemp", "mkdirat"},
+    {"tmpfile", "openat"},
+    {"tmpfile64", "openat"},
+};
+
 constexpr uint8_t kFilesystemIoctlTypes[] = {'X', 'f', 'v', 0x94};
 
 constexpr bool IoctlsStrictlyIncrease() {
@@ -839,6 +980,8 @@ static_assert(NumbersStrictlyIncrease(),
 absl::Span<const SyscallEntry> SyscallTable() { return kTable; }
 
 absl::Span<const IoctlEntry> IoctlTable() { return kIoctls; }
+
+absl::Span<const ShimWrapper> ShimWrappers() { return kShimWrappers; }
 
 const IoctlEntry* FindIoctl(uint32_t request) {
   for (const IoctlEntry& e : kIoctls) {
@@ -873,6 +1016,137 @@ const SyscallEntry* FindSyscall(int nr) {
       std::begin(kTable), end, nr,
       [](const SyscallEntry& entry, int n) { return entry.nr < n; });
   return e != end && e->nr == nr ? e : nullptr;
+}
+
+namespace {
+
+const char* FamilyRule(SyscallFamily f) {
+  switch (f) {
+    case SyscallFamily::kOpen:
+      return "judged; tagged, a read-only open skips the supervisor, one that "
+             "may write only where Landlock is exact for writes";
+    case SyscallFamily::kLook:
+      return "judged; tagged, skips the supervisor";
+    case SyscallFamily::kMutate:
+      return "judged; tagged, skips the supervisor only where Landlock is "
+             "exact for writes";
+    case SyscallFamily::kAttributes:
+    case SyscallFamily::kExec:
+    case SyscallFamily::kNetwork:
+      return "judged by the supervisor, tagged or not";
+    case SyscallFamily::kSocket:
+      return "the families, types and protocols the judge knows pass; the "
+             "rest refused";
+    case SyscallFamily::kProcess:
+      return "judged by the supervisor where it names another process "
+             "(signals: unless Landlock scopes them)";
+    case SyscallFamily::kIoctl:
+      return "see the ioctl table";
+    case SyscallFamily::kCookie:
+      return "the shim's requests to klaunch: always the supervisor's";
+    case SyscallFamily::kNone:
+      break;
+  }
+  return "";
+}
+
+// The errno's name ("EPERM"): the table names a few only.
+const char* ErrnoName(int e) {
+  switch (e) {
+    case EPERM:
+      return "EPERM";
+    case ENOSYS:
+      return "ENOSYS";
+    case EACCES:
+      return "EACCES";
+    case EAFNOSUPPORT:
+      return "EAFNOSUPPORT";
+    case EPROTONOSUPPORT:
+      return "EPROTONOSUPPORT";
+    case EINVAL:
+      return "EINVAL";
+    default:
+      return "an errno";
+  }
+}
+
+std::string Cell(absl::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') out += "\\|";
+    else out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string SyscallsMarkdown() {
+  std::string out =
+      "# System calls under klaunch\n\n"
+      "Generated by `klaunch syscalls` from `launcher/syscall_table.cc`, the "
+      "one table the\nseccomp filter is built from; a test fails when this "
+      "file and the table differ.\nEvery x86_64 call is listed with what the "
+      "filter does with it and why. A\nnumber not listed (a call newer than "
+      "the table) is refused with `ENOSYS`, and\nso is every call of another "
+      "ABI (i386 `int 0x80`, x32): unknown means no.\n\n"
+      "| nr | call | what the filter does | why |\n| --- | --- | --- | --- |\n";
+  for (const SyscallEntry& e : SyscallTable()) {
+    std::string action;
+    switch (e.handling) {
+      case SyscallHandling::kAllow:
+        action = "let through";
+        break;
+      case SyscallHandling::kJudged:
+        action = FamilyRule(e.family);
+        break;
+      case SyscallHandling::kFiltered:
+        action = e.group[0] != '\0'
+                     ? std::string("let through but for arguments refused "
+                                   "unless system.allow has \"") +
+                           e.group + "\""
+                     : "let through but for arguments refused";
+        break;
+      case SyscallHandling::kRefused:
+        action = std::string("refused (") + ErrnoName(e.error) + ")";
+        break;
+      case SyscallHandling::kRootPower:
+        action = std::string("refused (EPERM) unless system.allow has \"") +
+                 e.group + "\"";
+        break;
+    }
+    out += "| " + std::to_string(e.nr) + " | `" + e.name + "` | " +
+           Cell(action) + " | " + Cell(e.why) + " |\n";
+  }
+  out +=
+      "\n## ioctl requests\n\n"
+      "Requests of a filesystem's own types ('f', 'X', 'v', 0x94) that are not "
+      "pure\nreads go to the supervisor, which judges those listed here and "
+      "refuses the\nrest. Requests of other types act on a descriptor whose "
+      "open was judged and\npass.\n\n"
+      "| request | name | what the filter does | why |\n"
+      "| --- | --- | --- | --- |\n";
+  for (const IoctlEntry& e : IoctlTable()) {
+    char request[16];
+    std::snprintf(request, sizeof(request), "0x%08x", e.request);
+    std::string action;
+    switch (e.handling) {
+      case SyscallHandling::kAllow:
+        action = "let through";
+        break;
+      case SyscallHandling::kJudged:
+        action = e.family == SyscallFamily::kProcess
+                     ? "judged like a signal (unless Landlock scopes signals)"
+                     : "judged as a write of the descriptor's file";
+        break;
+      default:
+        action = std::string("refused (") + ErrnoName(e.error) + ")";
+        break;
+    }
+    out += std::string("| ") + request + " | `" + e.name + "` | " +
+           Cell(action) + " | " + Cell(e.why) + " |\n";
+  }
+  return out;
 }
 
 }  // namespace klaunch

@@ -17,6 +17,7 @@
 #define KLAUNCH_LAUNCHER_SYSCALL_TABLE_H_
 
 #include <cstdint>
+#include <string>
 
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
@@ -126,6 +127,21 @@ const IoctlEntry* FindIoctl(uint32_t request);
 bool IsFilesystemIoctl(uint32_t request);
 // The filesystem ioctl types ('f', 'X', 'v', 0x94).
 absl::Span<const uint8_t> FilesystemIoctlTypes();
+
+// The shim's interposed libc entry points (shim/libklaunch-shim.map) and
+// the judged calls each makes for the program ("" for one that makes none
+// of its own: a resolver call the shim only listens to, a fork). A test
+// fails when the map exports a symbol this list lacks, or names a call the
+// table does not judge.
+struct ShimWrapper {
+  const char* symbol;
+  const char* calls;  // space-separated names of SyscallTable entries
+};
+absl::Span<const ShimWrapper> ShimWrappers();
+
+// docs/syscalls.md: every entry of both tables, what the filter does with
+// it and why (`klaunch syscalls` prints it; a test keeps the file in step).
+std::string SyscallsMarkdown();
 
 // The entry named `name` or numbered `nr`; null when the table has none.
 const SyscallEntry* FindSyscall(absl::string_view name);

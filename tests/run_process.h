@@ -50,8 +50,9 @@ class TempDir {
 std::string ReadFile(const std::string& path);
 bool Exists(const std::string& path);
 
-// The Landlock ABI of the running kernel, read by the test itself; 0 when
-// it has none.
+// The Landlock ABI klaunch will use in this run of the tests: the running
+// kernel's, read by the test itself (0 when it has none), capped by
+// KLAUNCH_TEST_LANDLOCK_ABI as klaunch caps it (scripts/attack-matrix).
 int LandlockAbiOfThisKernel();
 
 // An environment variable the meson test definition must set.

@@ -439,6 +439,18 @@ int RunProgram(const RunOptions& o) {
   // Not dumpable: no process of the user's (the program's among them) may
   // read klaunch's memory, take its descriptors or open its /proc entries.
   prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+  // The supervisor names the program's processes by pid in /proc: a /proc
+  // of another pid namespace (a container that did not mount its own)
+  // would name other processes.
+  {
+    char self[32];
+    const ssize_t n = readlink("/proc/self", self, sizeof(self) - 1);
+    if (n <= 0 || std::string(self, n) != std::to_string(getpid())) {
+      Say("/proc is not this pid namespace's (/proc/self is not klaunch's "
+          "pid): mount a /proc of its own where klaunch runs");
+      return kExitKlaunchFailed;
+    }
+  }
   const LoadContext ctx = CurrentLoadContext();
   absl::StatusOr<Policy> policy =
       o.policy_file.empty()

@@ -307,10 +307,9 @@ TEST_F(Reach, WithoutLandlockAProgramCannotTakeTheDescriptorsOfAProcessOutsideTh
   EXPECT_THAT(r.out, Not(ContainsRegex("getfd [0-9]+: got"))) << Show(r);
 }
 
-// A regression guard: with Landlock, its ptrace restriction keeps both out
-// today (pidfd_getfd needs ptrace access to the target).
+// With every layer the kernel has: the filter refuses pidfd_getfd whatever
+// Landlock offers (on ABI 1+, Landlock's ptrace restriction would too).
 TEST_F(Reach, WithEveryLayerAProgramCannotTakeTheDescriptorsOfKlaunchOrOfAnotherProcess) {
-  if (LandlockAbiOfThisKernel() == 0) GTEST_SKIP() << "this kernel has no Landlock";
   const pid_t victim = StartVictim(/*hold_secret=*/true);
   for (const std::string& target : {std::string("parent"), std::to_string(victim)}) {
     ProcessResult r = Run(kEveryLayer, {static_bin_, "getfd", target});
@@ -379,13 +378,10 @@ TEST_F(Reach, WithoutLandlockAProgramCannotSignalAProcessOutsideTheRun) {
   }
 }
 
-// A regression guard: Landlock's signal scope (ABI 6) refuses each of them
-// today, klaunch and the victim both being outside the sandbox.
+// With every layer the kernel has: Landlock's signal scope (ABI 6+) or,
+// below it, the supervisor (the filter sends every signal there) refuses
+// each of them, klaunch and the victim both being outside the run.
 TEST_F(Reach, WithEveryLayerAProgramCannotSignalKlaunchOrAProcessOutsideTheRun) {
-  if (LandlockAbiOfThisKernel() < 6) {
-    GTEST_SKIP() << "needs Landlock ABI 6 (signal scope); this kernel has "
-                 << LandlockAbiOfThisKernel();
-  }
   const pid_t victim = StartVictim();
   for (const char* method : kSignalMethods) {
     SCOPED_TRACE(method);
@@ -495,8 +491,14 @@ TEST_F(Reach, AProgramCannotReadKlaunchsMemoryOrTraceIt) {
   for (const Layers& layers : {kWithoutLandlock, kEveryLayer}) {
     SCOPED_TRACE(layers.name);
     StartKlaunch(layers, {static_bin_, "vmread"});
-    const std::string maps =
-        ReadFile("/proc/" + std::to_string(klaunch_) + "/maps");
+    // Read once klaunch has replaced the test's fork (an exec under way
+    // shows no mappings), bounded.
+    std::string maps;
+    for (int i = 0; i < 200 && maps.find("klaunch") == std::string::npos;
+         ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      maps = ReadFile("/proc/" + std::to_string(klaunch_) + "/maps");
+    }
     ASSERT_FALSE(maps.empty());
     Say(maps.substr(0, maps.find('-')));
     ASSERT_TRUE(WaitForOutput("vmread: done")) << seen_ << KlaunchErr();
@@ -509,6 +511,60 @@ TEST_F(Reach, AProgramCannotReadKlaunchsMemoryOrTraceIt) {
     EXPECT_EQ(*end, 0) << KlaunchErr();
   }
 }
+
+// kill(-1) and kill(0) from inside the run reach its members only: the
+// supervisor signals each, and records that the others were not reached.
+// Tried in a pid namespace of the test's own (so a broken klaunch could
+// only ever signal what is in it), with a victim in klaunch's own process
+// group, both outside the run, and every layer but Landlock's signal scope
+// (which would refuse it in the kernel before the supervisor's turn).
+class GroupSignals : public Reach,
+                     public ::testing::WithParamInterface<const char*> {};
+
+TEST_P(GroupSignals, ASignalToEveryProcessOrToTheGroupReachesOnlyTheRun) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root for a pid namespace";
+  if (RunProcess({"/usr/bin/unshare", "--pid", "--fork", "--mount-proc",
+                  "/bin/true"})
+          .exit_code != 0) {
+    GTEST_SKIP() << "no pid namespace here";
+  }
+  const std::string record = dir_.Path("group-victim.txt");
+  std::string klaunch;
+  for (const std::string& a :
+       KlaunchArgv(kWithoutLandlock, {static_bin_, GetParam()})) {
+    klaunch += "'" + a + "' ";
+  }
+  // The shell (the namespace's init) starts the victim in its own process
+  // group, which klaunch then shares, and asks it afterwards whether a
+  // SIGUSR1 came: SIGUSR2 makes it write its record.
+  const std::string script =
+      "'" + static_bin_ + "' victim '" + record + "' & v=$!\n"
+      "while ! grep -q ready '" + record + "' 2>/dev/null; do sleep 0.05; done\n"
+      + klaunch + "; echo klaunch-exit=$?\n"
+      "kill -USR2 $v; sleep 0.3; kill -KILL $v\n";
+  ProcessOptions o;
+  o.cwd = ws();
+  o.env = Env();
+  o.timeout_seconds = 60;
+  ProcessResult r = RunProcess(
+      {"/usr/bin/unshare", "--pid", "--fork", "--mount-proc", "/bin/sh", "-c",
+       script},
+      o);
+  // klaunch survived to sum up: CMD exited 0 (kill(-1) spares the
+  // caller) or of its own SIGUSR1 (kill(0) does not).
+  EXPECT_THAT(r.out, HasSubstr(std::string(GetParam()) == "spread"
+                                   ? "klaunch-exit=0"
+                                   : "klaunch-exit=138"))
+      << Show(r);
+  EXPECT_THAT(r.err, HasSubstr("klaunch: layers:")) << Show(r);
+  const std::string got = ReadFile(record);
+  EXPECT_THAT(got, HasSubstr("signal 12 ")) << "the victim answered";
+  EXPECT_THAT(got, Not(HasSubstr("signal 10 ")))
+      << "a process outside the run got the run's SIGUSR1\n" << got << Show(r);
+}
+
+INSTANTIATE_TEST_SUITE_P(KillOf, GroupSignals,
+                         ::testing::Values("spread", "group"));
 
 }  // namespace
 }  // namespace klaunch::testing

@@ -22,6 +22,8 @@
  *                           process_vm_readv there, PTRACE_SEIZE (unless
  *                           noptrace), says so, then waits for a line (or
  *                           EOF) on stdin
+ *   spread                  kill(-1, SIGUSR1) (only in a pid namespace)
+ *   group                   kill(0, SIGUSR1): its process group
  *   victim FILE [SECRET]    outside the run: records each signal it gets in
  *                           FILE, keeps SECRET open, waits forever */
 #define _GNU_SOURCE
@@ -277,6 +279,17 @@ int main(int argc, char** argv) {
                                                : 0;
     if (sig == 0) return 2;
     return send_by(argv[2], target_of(argv[3]), sig);
+  }
+  if (!strcmp(mode, "spread") && argc == 2) {
+    /* kill(-1): every process the caller may signal. Run only where the
+     * test confines it to a pid namespace of its own. */
+    printf("spread: %s\n", kill(-1, SIGUSR1) == 0 ? "sent" : strerror(errno));
+    return 0;
+  }
+  if (!strcmp(mode, "group") && argc == 2) {
+    /* kill(0): the caller's process group, which klaunch shares. */
+    printf("group: %s\n", kill(0, SIGUSR1) == 0 ? "sent" : strerror(errno));
+    return 0;
   }
   if (!strcmp(mode, "prlimit") && argc == 4) {
     const pid_t pid = target_of(argv[2]);

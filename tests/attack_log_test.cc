@@ -9,9 +9,9 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <re2/re2.h>
 
 #include <fstream>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -85,11 +85,11 @@ class ShimWindow : public ::testing::Test {
 // The number the program printed after `prefix` ("steal-log: 12 refusals"),
 // or -1.
 int Count(const std::string& out, const std::string& prefix) {
-  std::smatch m;
-  if (!std::regex_search(out, m, std::regex(prefix + ": ([0-9]+) refusals"))) {
+  int n = -1;
+  if (!RE2::PartialMatch(out, RE2::QuoteMeta(prefix) + ": ([0-9]+) refusals", &n)) {
     return -1;
   }
-  return std::stoi(m[1]);
+  return n;
 }
 
 // Attacks the audit log through the descriptor the shim opens in the

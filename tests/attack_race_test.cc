@@ -18,13 +18,13 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <re2/re2.h>
 #include <sys/stat.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -49,10 +49,8 @@ constexpr char kExecTries[] = "4000";
 
 // "KEY N" in the attacker's summary line; -1 when absent.
 long Count(const std::string& out, const std::string& key) {
-  std::smatch m;
-  if (std::regex_search(out, m, std::regex(key + " (-?[0-9]+)"))) {
-    return std::atol(m[1].str().c_str());
-  }
+  long n = -1;
+  if (RE2::PartialMatch(out, RE2::QuoteMeta(key) + " (-?[0-9]+)", &n)) return n;
   return -1;
 }
 

@@ -776,6 +776,7 @@ int RunProgram(const RunOptions& o) {
     // the policy's answer anyway (seccomp_filter.h).
     FilterSettings fs;
     fs.cookie = cookie;
+    fs.reads_floor = ruleset >= 0 || policy->mode == Mode::kAudit;
     fs.writes_exact = ruleset >= 0 && LandlockEnforcesWrites(plan, *policy);
     fs.truncate_right = ruleset >= 0 && plan.abi >= 3;
     fs.signals_scoped = ruleset >= 0 && LandlockScopesSignals(plan);

@@ -94,12 +94,19 @@ absl::Status AddJudged(const SyscallEntry& e, Rules& r,
   const absl::string_view name = e.name;
   switch (e.family) {
     case SyscallFamily::kOpen: {
-      // A read-only open is Landlock's as well as the policy's; one that
-      // may write is tagged only where Landlock refuses what it refuses.
+      // A read-only open is Landlock's as well as the policy's where a
+      // ruleset is in force; one that may write is tagged only where
+      // Landlock refuses what it refuses. An O_PATH open reads nothing:
+      // what its descriptor is used for (a reopen through /proc, an
+      // openat below it) is judged on its own.
       KL_TRY(r.Add(kNotify, {untagged}));
       if (s.writes_exact) return absl::OkStatus();
       if (name == "creat" || name == "openat2") return r.Add(kNotify, {});
       const unsigned flags = name == "open" ? 1 : 2;
+      if (!s.reads_floor) {
+        KL_TRY(r.Add(kNotify, {SCMP_CMP64(flags, SCMP_CMP_MASKED_EQ,
+                                          uint64_t{O_PATH}, 0)}));
+      }
       for (uint64_t bit : {uint64_t{O_WRONLY}, uint64_t{O_RDWR},
                            uint64_t{O_CREAT}, uint64_t{O_TRUNC}}) {
         KL_TRY(r.Add(kNotify, {HasBits(flags, bit)}));

@@ -14,8 +14,10 @@
 //     tagged call skip the supervisor. The cookie buys speed, not trust
 //     (the program can read it), so a tagged call skips the supervisor
 //     only where Landlock enforces the policy's answer for it anyway:
-//       opens for reading, looks        always (SECURITY.md says what a
+//       looks, O_PATH opens             always (SECURITY.md says what a
 //                                       forged tag sees of them)
+//       opens for reading               where Landlock restricts reads
+//                                       (FilterSettings::reads_floor)
 //       opens that may write, changes   where Landlock is exact for the
 //       to names                        policy's writes (FilterSettings)
 //       attributes, exec, network,      never
@@ -52,6 +54,11 @@ uint64_t MakeCookie();
 // supervisor, tagged or not.
 struct FilterSettings {
   uint64_t cookie = 0;
+  // Landlock restricts what the run reads (a ruleset is in force), or the
+  // run enforces nothing (audit mode). False: a tagged open for reading
+  // goes to the supervisor too, so without Landlock a forged tag reads
+  // nothing the policy refuses (each read open then costs a round trip).
+  bool reads_floor = false;
   // Landlock refuses every write the policy (and each program section)
   // refuses: no deny entry or klaunch.read_only inside a write root, no
   // write root it widens (a pattern, a missing directory), and writes

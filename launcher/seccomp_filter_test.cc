@@ -204,14 +204,26 @@ TEST_F(Filter, ANumberTheTableDoesNotNameIsRefusedAsUnknown) {
 }
 
 TEST_F(Filter, ATagBuysReadsAndLooksButNeverExecConnectOrAttributes) {
-  Build({});
+  Build({.reads_floor = true});
   EXPECT_EQ(Call(SYS_openat, {0, 0, O_RDONLY}, true), kAllow);
+  EXPECT_EQ(Call(SYS_open, {0, O_RDONLY}, true), kAllow);
   EXPECT_EQ(Call(SYS_newfstatat, {0, 0, 0, 0}, true), kAllow);
   for (int nr : {SYS_execve, SYS_execveat, SYS_connect, SYS_sendmsg,
                  SYS_sendmmsg, SYS_bind, SYS_fchmodat, SYS_fchownat,
                  SYS_utimensat, SYS_setxattr, SYS_fchmod}) {
     EXPECT_EQ(Call(nr, {}, true), kNotify) << nr;
   }
+}
+
+TEST_F(Filter, WithoutALandlockFloorATaggedReadStillMeetsTheSupervisor) {
+  Build({});
+  EXPECT_EQ(Call(SYS_openat, {0, 0, O_RDONLY}, true), kNotify);
+  EXPECT_EQ(Call(SYS_open, {0, O_RDONLY}, true), kNotify);
+  EXPECT_EQ(Call(SYS_openat, {0, 0, O_RDONLY | O_DIRECTORY}, true), kNotify);
+  // An O_PATH descriptor reads nothing; what it is used for is judged.
+  EXPECT_EQ(Call(SYS_openat, {0, 0, O_PATH | O_CLOEXEC}, true), kAllow);
+  EXPECT_EQ(Call(SYS_openat, {0, 0, O_PATH}), kNotify) << "untagged";
+  EXPECT_EQ(Call(SYS_newfstatat, {0, 0, 0, 0}, true), kAllow);
 }
 
 TEST_F(Filter, WritesSkipTheSupervisorOnlyWhereLandlockIsExactForThem) {
@@ -222,12 +234,12 @@ TEST_F(Filter, WritesSkipTheSupervisorOnlyWhereLandlockIsExactForThem) {
   }
   EXPECT_EQ(Call(SYS_unlinkat, {}, true), kNotify);
   EXPECT_EQ(Call(SYS_openat2, {}, true), kNotify);
-  Build({.writes_exact = true, .truncate_right = true});
+  Build({.reads_floor = true, .writes_exact = true, .truncate_right = true});
   EXPECT_EQ(Call(SYS_openat, {0, 0, O_WRONLY | O_CREAT}, true), kAllow);
   EXPECT_EQ(Call(SYS_unlinkat, {}, true), kAllow);
   EXPECT_EQ(Call(SYS_truncate, {}, true), kAllow);
   EXPECT_EQ(Call(SYS_openat, {0, 0, O_WRONLY}), kNotify) << "untagged";
-  Build({.writes_exact = true, .truncate_right = false});
+  Build({.reads_floor = true, .writes_exact = true, .truncate_right = false});
   EXPECT_EQ(Call(SYS_truncate, {}, true), kNotify);
 }
 

@@ -475,6 +475,7 @@ int main(int argc, char** argv) {
   } else if (!strcmp(mode, "forge")) {
     /* forge DENIED OUTSIDE PORT */
     unsigned long cookie = find_cookie(arg);
+    if (!cookie) cookie = find_cookie_by_opath(".");
     printf("forge: %s\n", cookie ? "found the cookie" : "no cookie found");
     if (!cookie) return 0;
     long fd = syscall(SYS_openat, AT_FDCWD, argv[3], O_WRONLY | O_CREAT | O_TRUNC, 0644, 0, cookie);
@@ -485,6 +486,9 @@ int main(int argc, char** argv) {
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     if (syscall(SYS_connect, s, &a, sizeof(a), 0, 0, cookie) == 0) printf("forge connect: done\n");
     else printf("forge connect: %s\n", strerror(errno));
+    long rfd = syscall(SYS_openat, AT_FDCWD, arg, O_RDONLY, 0, 0, cookie);
+    if (rfd >= 0) printf("forge read: done\n");
+    else printf("forge read: %s\n", strerror(errno));
   } else if (!strcmp(mode, "tag") && argc > 3) {
     /* tag PROBE OP ARGS...: class 3 of tests/attack_tag_test.cc. */
     return tag_attack(argc, argv);

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -184,6 +185,35 @@ TEST_F(AttackTag, AForgedTagCannotConnectToAUnixSocketOutsideEveryRoot) {
   }
   close(srv);
   EXPECT_EQ(accepted, 0) << Show(r);
+}
+
+// connect to an abstract Unix socket of the test's, outside the run, which
+// the policy keeps closed (unix_abstract = false): Landlock scopes abstract
+// sockets from ABI 6 only; below it the supervisor judges every connect,
+// tagged or not.
+TEST_F(AttackTag, AForgedTagCannotConnectToAnAbstractUnixSocketOutsideTheRun) {
+  const std::string name = "klaunch-attack-tag-" + std::to_string(getpid());
+  const int srv = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  sockaddr_un un{};
+  un.sun_family = AF_UNIX;
+  std::memcpy(un.sun_path + 1, name.data(), name.size());
+  const socklen_t len = offsetof(sockaddr_un, sun_path) + 1 + name.size();
+  ASSERT_EQ(bind(srv, reinterpret_cast<sockaddr*>(&un), len), 0)
+      << strerror(errno);
+  ASSERT_EQ(listen(srv, 16), 0);
+  ProcessResult r = Forge({"abstract", name});
+  pollfd p = {srv, POLLIN, 0};
+  int accepted = 0;
+  if (poll(&p, 1, 200) == 1) {
+    const int c = accept4(srv, nullptr, nullptr, SOCK_CLOEXEC);
+    if (c >= 0) {
+      close(c);
+      ++accepted;
+    }
+  }
+  close(srv);
+  EXPECT_EQ(accepted, 0) << Show(r);
+  EXPECT_THAT(r.out, Not(HasSubstr("abstract connect: done"))) << Show(r);
 }
 
 // sendmsg of a UDP datagram to 127.0.0.1 on a port no rule admits.

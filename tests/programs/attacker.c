@@ -285,6 +285,13 @@ static int tag_attack(int argc, char** argv) {
     struct sockaddr_un un = {.sun_family = AF_UNIX};
     strncpy(un.sun_path, a, sizeof(un.sun_path) - 1);
     tag_say("unix connect", syscall(SYS_connect, s, &un, sizeof(un), 0, 0, c));
+  } else if (!strcmp(op, "abstract")) { /* abstract NAME */
+    int s = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un un = {.sun_family = AF_UNIX};
+    const size_t n = strnlen(a, sizeof(un.sun_path) - 1);
+    memcpy(un.sun_path + 1, a, n);
+    tag_say("abstract connect",
+            syscall(SYS_connect, s, &un, offsetof(struct sockaddr_un, sun_path) + 1 + n, 0, 0, c));
   } else if (!strcmp(op, "udp")) {      /* udp PORT */
     int s = socket(AF_INET, SOCK_DGRAM, 0);
     struct sockaddr_in in = {.sin_family = AF_INET, .sin_port = htons(atoi(a))};

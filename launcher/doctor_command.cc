@@ -7,16 +7,19 @@
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <ctime>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -25,9 +28,11 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "core/landlock.h"
+#include "launcher/run_cgroup.h"
 #include "launcher/run_command.h"
 #include "launcher/seccomp_filter.h"
 #include "launcher/shim_locator.h"
+#include "launcher/what_holds.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -39,7 +44,10 @@
 namespace klaunch {
 namespace {
 
-constexpr char kDoctorUsage[] = "usage: klaunch doctor [--json]\n";
+constexpr char kDoctorUsage[] =
+    "usage: klaunch doctor [--json]\n"
+    "       klaunch doctor --settings   what each layer holds in every setting "
+    "(SECURITY.md's table)\n";
 
 struct Probe {
   bool ok = false;
@@ -65,6 +73,9 @@ struct Report {
   bool shim_loads = false;
   std::string shim_error;
   Probe no_new_privs;
+  Probe wait_killable;  // the exec check's filter flag
+  Probe ptrace_attach;  // the exec check itself
+  Probe run_cgroup;
   bool root = false;
   unsigned euid = 0;
   Layer shim_layer;
@@ -255,6 +266,46 @@ Probe ProbeNoNewPrivs() {
   return {false, r.text.empty() ? "the probe failed" : r.text};
 }
 
+// The exec check traces the thread that execs (supervise_exec.cc): a
+// child of doctor's is seized the way the supervisor seizes a process of
+// the run. Yama's ptrace_scope 3, or a filter refusing ptrace, leaves
+// klaunch unable to check an exec, and it then refuses every exec.
+Probe ProbePtraceAttach() {
+  const pid_t child = fork();
+  if (child < 0) return {false, "cannot fork: " + ErrnoText(errno)};
+  if (child == 0) {
+    alarm(10);
+    pause();
+    _exit(0);
+  }
+  const long seized =
+      ptrace(PTRACE_SEIZE, child, 0, PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL);
+  const int e = errno;
+  kill(child, SIGKILL);
+  while (waitpid(child, nullptr, __WALL) < 0 && errno == EINTR) {
+  }
+  if (seized == 0) {
+    return {true, "the supervisor checks each exec at its exec stop"};
+  }
+  return {false, absl::StrCat("PTRACE_SEIZE: ", ErrnoText(e),
+                              " (Yama's kernel.yama.ptrace_scope, or a filter "
+                              "refusing ptrace): klaunch will refuse every "
+                              "exec it cannot check")};
+}
+
+Probe ProbeRunCgroup() {
+  absl::StatusOr<std::unique_ptr<RunCgroup>> made = RunCgroup::Create(
+      absl::StrCat(time(nullptr), "-", getpid(), "-doctor"));
+  if (made.ok()) {
+    return {true, "the run's processes live in a cgroup klaunch empties "
+                  "with cgroup.kill; a cgroup per chain of program sections"};
+  }
+  return {false, absl::StrCat(made.status().message(),
+                              ": the reaper ends the run by its process "
+                              "tree, and the supervisor knows CMD's program "
+                              "sections only")};
+}
+
 // What each Landlock ABI added, in order: ABI N has the first N.
 constexpr const char* kLandlockFeatures[] = {
     "files",        "refer",  "truncate",     "TCP ports",
@@ -303,6 +354,14 @@ Report Diagnose() {
       0, 0);
   r.landlock_abi = LandlockAbi();
   r.no_new_privs = ProbeNoNewPrivs();
+  {
+    std::string why;
+    r.wait_killable = FilterCanWaitKillable(&why)
+                          ? Probe{true, "a traced exec waits for its answer"}
+                          : Probe{false, why};
+  }
+  r.ptrace_attach = ProbePtraceAttach();
+  r.run_cgroup = ProbeRunCgroup();
   r.euid = geteuid();
   r.root = r.euid == 0;
 
@@ -344,10 +403,14 @@ Report Diagnose() {
   if (!r.pidfd_open.ok) missing.push_back("pidfd_open");
   if (!r.pidfd_getfd.ok) missing.push_back("pidfd_getfd");
   if (!r.no_new_privs.ok) missing.push_back("no_new_privs");
+  if (!r.wait_killable.ok) {
+    missing.push_back("SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV");
+  }
   if (missing.empty()) {
     r.seccomp_layer = {true,
                        "the supervisor has user notification, ADDFD, "
-                       "pidfd_open, pidfd_getfd and no_new_privs"};
+                       "pidfd_open, pidfd_getfd, WAIT_KILLABLE_RECV and "
+                       "no_new_privs"};
   } else {
     r.seccomp_layer = {
         false,
@@ -366,6 +429,20 @@ Report Diagnose() {
     r.landlock_layer = {true, absl::StrCat("ABI ", r.landlock_abi)};
   }
   return r;
+}
+
+// The setting of this machine in WhatHolds's terms.
+Setting HereSetting(const Report& r) {
+  Setting s;
+  s.landlock_abi = r.landlock_layer.used ? r.landlock_abi : 0;
+  s.root = r.root;
+  s.cgroup = r.run_cgroup.ok;
+  s.name = absl::StrCat(
+      s.landlock_abi > 0 ? absl::StrCat("Landlock ABI ", s.landlock_abi)
+                         : "no Landlock",
+      ", ", s.root ? "root" : "not root", ", ",
+      s.cgroup ? "a writable cgroup v2 tree" : "no writable cgroup v2 tree");
+  return s;
 }
 
 bool EveryLayerUsed(const Report& r) {
@@ -397,6 +474,9 @@ std::string Table(const Report& r) {
       {"shim loads", r.shim_found ? YesNo(r.shim_loads) : "-",
        r.shim_found && !r.shim_loads ? r.shim_error : ""},
       {"no_new_privs", YesNo(r.no_new_privs.ok), r.no_new_privs.note},
+      {"WAIT_KILLABLE_RECV", YesNo(r.wait_killable.ok), r.wait_killable.note},
+      {"ptrace attach", YesNo(r.ptrace_attach.ok), r.ptrace_attach.note},
+      {"run cgroup", YesNo(r.run_cgroup.ok), r.run_cgroup.note},
       {"root", YesNo(r.root),
        r.root ? "euid 0: the seccomp filter refuses root's mounts, "
                 "namespaces and modules unless system.allow names them"
@@ -434,6 +514,19 @@ std::string Table(const Report& r) {
   for (const Row& row : checks) line(row);
   out.push_back('\n');
   for (const Row& row : layers) line(row);
+  out.push_back('\n');
+  // What holds here, against a program that found the shim's cookie
+  // (SECURITY.md has every setting).
+  const Setting here = HereSetting(r);
+  absl::StrAppend(&out, "What holds here (", here.name,
+                  "), against a program that found the shim's cookie:\n");
+  if (!r.seccomp_layer.used) {
+    out.append("  (klaunch runs here only with --no-seccomp, and then what "
+               "the filter and the supervisor hold below does not hold)\n");
+  }
+  for (const Holding& h : WhatHolds(here)) {
+    absl::StrAppend(&out, "  ", h.attack, ":\n      ", h.held_by, "\n");
+  }
   out.push_back('\n');
   if (EveryLayerUsed(r)) {
     out.append("klaunch will use every layer here.\n");
@@ -523,6 +616,15 @@ std::string JsonLayer(const Layer& l) {
                       ",\"why\":", JsonString(l.why), "}");
 }
 
+std::string JsonHolds(const std::vector<Holding>& holds) {
+  std::vector<std::string> items;
+  for (const Holding& h : holds) {
+    items.push_back(absl::StrCat("{\"attack\":", JsonString(h.attack),
+                                 ",\"held_by\":", JsonString(h.held_by), "}"));
+  }
+  return absl::StrCat("[", absl::StrJoin(items, ","), "]");
+}
+
 std::string Json(const Report& r) {
   return absl::StrCat("{\"kernel\":", JsonString(r.kernel),
                       ",\"seccomp_filter\":", JsonBool(r.seccomp_filter.ok),
@@ -536,6 +638,10 @@ std::string Json(const Report& r) {
                       ",\"loads\":", JsonBool(r.shim_loads),
                       ",\"error\":", JsonStringOrNull(r.shim_error), "}",
                       ",\"no_new_privs\":", JsonBool(r.no_new_privs.ok),
+                      ",\"wait_killable_recv\":", JsonBool(r.wait_killable.ok),
+                      ",\"ptrace_attach\":", JsonBool(r.ptrace_attach.ok),
+                      ",\"run_cgroup\":", JsonBool(r.run_cgroup.ok),
+                      ",\"holds\":", JsonHolds(WhatHolds(HereSetting(r))),
                       ",\"root\":", JsonBool(r.root),
                       ",\"layers\":{\"shim\":", JsonLayer(r.shim_layer),
                       ",\"seccomp\":", JsonLayer(r.seccomp_layer),
@@ -549,6 +655,14 @@ int RunDoctor(const std::vector<std::string>& args) {
   for (const std::string& a : args) {
     if (a == "--json") {
       json = true;
+    } else if (a == "--settings") {
+      if (args.size() != 1) {
+        std::fprintf(stderr, "klaunch doctor: --settings takes nothing else\n%s",
+                     kDoctorUsage);
+        return kExitKlaunchFailed;
+      }
+      std::fputs(WhatHoldsMarkdown().c_str(), stdout);
+      return 0;
     } else if (a == "--help" || a == "-h") {
       std::fputs(kDoctorUsage, stdout);
       return 0;

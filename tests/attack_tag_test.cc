@@ -20,10 +20,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/xattr.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -160,6 +162,38 @@ TEST_F(AttackTag, AForgedTagCannotSetAnExtendedAttributeOnAFileOutsideTheWriteRo
   EXPECT_LT(n, 0) << "the attribute was set: '"
                   << std::string(value, n > 0 ? static_cast<size_t>(n) : 0)
                   << "'\n" << Show(r);
+}
+
+// /proc/PID/environ of a process outside the run, of the same user: the
+// policy grants /proc/self only, Landlock grants /proc whole (every
+// process's /proc/self is another directory), and its ptrace rule keeps a
+// sandboxed process from reading what ptrace access guards (environ, maps,
+// mem, fd) in a process outside its domain. Without Landlock a tagged read
+// meets the supervisor.
+TEST_F(AttackTag, AForgedTagCannotReadTheEnvironmentOfAProcessOutsideTheRun) {
+  constexpr char kEnvSecret[] = "KLAUNCH_OUTSIDE_SECRET=4711-outside";
+  const pid_t outside = fork();
+  ASSERT_GE(outside, 0);
+  if (outside == 0) {
+    char* const argv[] = {const_cast<char*>("/bin/sleep"),
+                          const_cast<char*>("30"), nullptr};
+    char* const envp[] = {const_cast<char*>(kEnvSecret), nullptr};
+    execve(argv[0], argv, envp);
+    _exit(127);
+  }
+  // Its environment is the one given once /proc shows sleep's.
+  const std::string environ_path =
+      "/proc/" + std::to_string(outside) + "/environ";
+  for (int i = 0; i < 200 && ReadFile(environ_path).find(kEnvSecret) ==
+                                 std::string::npos;
+       ++i) {
+    usleep(10000);
+  }
+  ASSERT_THAT(ReadFile(environ_path), HasSubstr(kEnvSecret));
+  ProcessResult r = Forge({"read", environ_path});
+  kill(outside, SIGKILL);
+  waitpid(outside, nullptr, 0);
+  EXPECT_THAT(r.out, Not(HasSubstr("4711-outside"))) << Show(r);
 }
 
 // connect to a Unix socket listening at a path outside every root: the

@@ -1,0 +1,288 @@
+#include "launcher/what_holds.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+
+namespace klaunch {
+namespace {
+
+// The words of the cells. "supervisor" is the seccomp filter sending the
+// call to klaunch, which judges it and, where the kernel would read the
+// program's memory again, performs it itself; "filter" is the filter
+// refusing the call outright.
+constexpr char kNotHeld[] = "NOT HELD";
+
+std::string Either(bool landlock, const std::string& with,
+                   const std::string& without) {
+  return landlock ? with : without;
+}
+
+}  // namespace
+
+std::vector<Setting> MatrixSettings() {
+  return {
+      {"ABI 0", 0, true, true},
+      {"ABI 3", 3, true, true},
+      {"ABI 5", 5, true, true},
+      {"ABI 6+", 6, true, true},
+      {"not root", 6, false, false},
+      {"container", 6, true, false},
+  };
+}
+
+std::vector<Holding> WhatHolds(const Setting& s) {
+  const bool landlock = s.landlock_abi >= 1;
+  const bool scopes = s.landlock_abi >= 6;
+  std::vector<Holding> rows;
+
+  rows.push_back(
+      {"read a file outside every root",
+       Either(landlock, "Landlock", "supervisor"),
+       {"AttackTag.AForgedTagCannotReadAFileOutsideEveryRoot",
+        "Seccomp.AStaticBinaryCannotReadADeniedFile",
+        "Seccomp.WithoutLandlockAForgedTagStillMeetsTheSupervisorForReadsWritesAndConnects"}});
+  rows.push_back(
+      {"read a literal deny entry inside a read-only root (`~/.ssh` under a "
+       "readable home)",
+       Either(landlock, "Landlock (the root granted entry by entry)",
+              "supervisor"),
+       {"AttackTag.AForgedTagCannotReadAFileDeniedInsideAReadOnlyReadRoot",
+        "ShimWindow.ADeniedFileIsNeverReadThroughTheShimsMomentaryDescriptor"}});
+  rows.push_back(
+      {"read what Landlock grants wider than the policy: a deny entry it "
+       "cannot express (a pattern such as `**/.env`, an entry inside a "
+       "write root, one missing at start), a pattern root, what any user "
+       "may read in /proc of another process (cmdline, status)",
+       Either(landlock,
+              absl::StrCat(kNotHeld,
+                           " against a forged tag (a tagged read skips the "
+                           "supervisor over a Landlock floor); supervisor "
+                           "for every other read"),
+              "supervisor"),
+       {"Seccomp.WithoutLandlockAForgedTagStillMeetsTheSupervisorForReadsWritesAndConnects",
+        "Seccomp.AStaticBinaryCannotReadADeniedFile"}});
+  rows.push_back(
+      {"read the environment, memory or descriptors of a process outside "
+       "the run through /proc",
+       Either(landlock,
+              "Landlock (its ptrace rule: no process outside the run's "
+              "domain), supervisor",
+              "supervisor"),
+       {"AttackTag.AForgedTagCannotReadTheEnvironmentOfAProcessOutsideTheRun",
+        "Reach.AProgramCannotReadKlaunchsEnvironmentMemoryOrDescriptorsThroughProc"}});
+  rows.push_back(
+      {"look at a denied file (stat, access, readlink): its metadata, never "
+       "its bytes",
+       absl::StrCat(kNotHeld,
+                    " against a forged tag (looks skip the supervisor when "
+                    "tagged: Landlock has no right for them); supervisor "
+                    "for every other look"),
+       {"Seccomp.AStaticBinaryCannotLookAtADeniedFileByAnyName"}});
+  rows.push_back(
+      {"write, create, delete or rename outside the write roots",
+       Either(landlock,
+              "Landlock where it is exact for the policy's writes, the "
+              "supervisor for every write where it is not",
+              "supervisor"),
+       {"Seccomp.ALandlockFloorHoldsWhenTheShimsTagIsForged",
+        "Seccomp.WithoutLandlockAForgedTagStillMeetsTheSupervisorForReadsWritesAndConnects",
+        "Seccomp.AStaticBinaryCannotWriteOutsideTheWorkspace"}});
+  rows.push_back(
+      {"write a file a deny entry names inside a write root",
+       "supervisor (writes are then not exact in Landlock)",
+       {"AttackTag.AForgedTagCannotWriteAFileDeniedInsideTheWritableWorkspace"}});
+  rows.push_back(
+      {"change a file's mode, owner, times or extended attributes",
+       "supervisor",
+       {"AttackTag.AForgedTagCannotChangeTheModeOfAFileOutsideEveryRoot",
+        "AttackTag.AForgedTagCannotChangeTheOwnerOfAFileOutsideEveryRoot",
+        "AttackTag.AForgedTagCannotChangeTheTimesOfAFileOutsideEveryRoot",
+        "AttackTag.AForgedTagCannotSetAnExtendedAttributeOnAFileOutsideTheWriteRoots"}});
+  rows.push_back(
+      {"swap a symlink between the verdict and the use",
+       "supervisor (opens by the resolved object)",
+       {"Seccomp.ASymlinkSwappedDuringAStaticOpenLoopNeverReadsTheSecret"}});
+  rows.push_back(
+      {"run a program or command line the policy refuses, or rewrite the "
+       "path, an argument or the file after the verdict",
+       absl::StrCat("supervisor, and the exec check (ptrace at the exec "
+                    "stop)",
+                    landlock ? "; Landlock limits which files execute" : ""),
+       {"AttackRace.AnExecPathRewrittenAfterTheSupervisorsVerdictNeverRunsTheDeniedProgram",
+        "AttackRace.AnExecArgumentRewrittenAfterTheSupervisorsVerdictNeverRunsTheDeniedCommandLine",
+        "AttackRace.AProgramSymlinkSwappedAfterTheSupervisorsVerdictNeverRunsTheDeniedProgram",
+        "AttackRace.AProgramFileRenamedOverAfterTheSupervisorsVerdictNeverRunsTheDeniedScript",
+        "AttackRace.AnExecPathRewrittenAfterTheShimsVerdictNeverRunsTheDeniedProgram",
+        "Seccomp.AStaticBinaryCannotRunADeniedCommand",
+        "Seccomp.ExecveatOfADeniedCommandIsRefused"}});
+  rows.push_back(
+      {"connect over TCP to a refused address or port, or rewrite the "
+       "address after the verdict",
+       absl::StrCat("supervisor (it connects a copy of the socket itself)",
+                    s.landlock_abi >= 4 ? "; Landlock by port" : ""),
+       {"AttackRace.AConnectAddressRewrittenAfterTheSupervisorsVerdictNeverReachesAForbiddenAddress",
+        "AttackRace.AConnectAddressRewrittenAfterTheShimsVerdictNeverReachesAForbiddenAddress",
+        "AttackRace.AFastOpenSendmsgWhoseNameAppearsAfterTheSupervisorsVerdictNeverConnects",
+        "AttackTag.AForgedTagCannotConnectToAForbiddenAddressOnAnAdmittedPort",
+        "Seccomp.AStaticBinaryCannotConnectToADeniedPort"}});
+  rows.push_back(
+      {"send a datagram to a refused address or port (any address family, "
+       "AF_UNSPEC included)",
+       "supervisor (it sends on a copy of the socket itself)",
+       {"AttackAddress.AUdpSendToAnAfUnspecAddressNeverReachesAForbiddenPort",
+        "AttackRace.ADatagramAddressRewrittenAfterTheSupervisorsVerdictNeverReachesAForbiddenPort",
+        "AttackTag.AForgedTagCannotSendADatagramToAForbiddenPort",
+        "Seccomp.AStaticBinaryCannotSendADatagramToADeniedPort"}});
+  rows.push_back(
+      {"make a raw, packet or other socket the judge cannot read",
+       "filter (unless `system.allow` names \"raw-sockets\")",
+       {"AttackAddress.ARawSocketsHandMadeUdpPacketNeverReachesAForbiddenPort",
+        "AttackAddress.AnAfPacketFrameNeverReachesAForbiddenPort",
+        "Filter.OnlySocketsTheJudgeUnderstandsAreMade"}});
+  rows.push_back(
+      {"connect to a named Unix socket outside the roots",
+       "supervisor",
+       {"AttackTag.AForgedTagCannotConnectToAUnixSocketOutsideEveryRoot"}});
+  rows.push_back(
+      {"connect to an abstract Unix socket outside the run",
+       Either(scopes, "Landlock (scope), supervisor", "supervisor"),
+       {"AttackTag.AForgedTagCannotConnectToAnAbstractUnixSocketOutsideTheRun",
+        "Seccomp.LandlockAloneKeepsAbstractSocketsAndSignalsInsideTheSandbox"}});
+  rows.push_back(
+      {"signal, renice, limit, pin or take the descriptors of klaunch or of "
+       "a process outside the run",
+       Either(scopes,
+              "Landlock (signal scope), and the filter and the supervisor "
+              "(the run's members only) for the rest",
+              "filter and supervisor (the run's members only)"),
+       {"Reach.WithoutLandlockAProgramCannotTakeKlaunchsDescriptors",
+        "Reach.WithoutLandlockAProgramCannotSignalKlaunch",
+        "Reach.WithEveryLayerAProgramCannotSignalKlaunchOrAProcessOutsideTheRun",
+        "Reach.AProgramCannotLowerKlaunchsLimits",
+        "Reach.AProgramCannotReniceAProcessOutsideTheRun",
+        "Reach.AProgramCannotPinAProcessOutsideTheRunToOneCpu",
+        "GroupSignals.ASignalToEveryProcessOrToTheGroupReachesOnlyTheRun"}});
+  rows.push_back(
+      {"read klaunch's memory, environment or descriptors, or trace it",
+       "klaunch is not dumpable; the supervisor refuses its /proc entries; "
+       "the filter refuses ptrace",
+       {"Reach.AProgramCannotReadKlaunchsEnvironmentMemoryOrDescriptorsThroughProc",
+        "Reach.AProgramCannotReadKlaunchsMemoryOrTraceIt",
+        "Seccomp.PtraceMemoryWritesAndABIChangesAreRefused"}});
+  rows.push_back(
+      {"outlive the run (a daemon, a main thread that exited, klaunch "
+       "killed, --timeout)",
+       Either(s.cgroup, "reaper and the run's cgroup (cgroup.kill)",
+              "reaper (it walks the process tree it is subreaper of)"),
+       {"Outlive.ADoubleForkedDaemonStopsWhenKlaunchIsKilled",
+        "Outlive.AProcessWhoseMainThreadExitedIsEndedWhenCmdExits",
+        "Outlive.ATimeoutEndsEveryProcessOfTheRunWhateverTheTreeDoes",
+        "Outlive.EveryProcessOfTheRunStopsWhenKlaunchIsKilled"}});
+  rows.push_back(
+      {"rewrite, truncate or forge the audit log",
+       "klaunch alone writes it (the shim sends records through the "
+       "supervisor)",
+       {"ShimWindow.AProgramCannotRewriteTheAuditLogThroughTheShimsDescriptor",
+        "Launcher.TheProgramCannotReadOrForgeItsOwnAuditLog"}});
+  rows.push_back(
+      {"stall the supervisor (a FIFO, a lease, a full socket, a listener "
+       "that never accepts)",
+       "supervisor (it never blocks: non-blocking opens and sends, a waiter "
+       "thread)",
+       {"SupervisorStall.AFifoSwappedIntoACreateCannotStallTheSupervisor",
+        "SupervisorStall.AListenerThatNeverAcceptsCannotHoldUpOtherConnects",
+        "SupervisorStall.ADatagramSocketWithAFullQueueCannotHoldUpOtherCalls",
+        "SupervisorStall.AReadLeaseCannotStallTheSupervisorsOpenForWriting",
+        "SupervisorStall.AWriteLeaseOnAScriptCannotStallTheSupervisorsExec"}});
+  rows.push_back(
+      {"go on running unjudged when the supervisor dies",
+       "filter (every judged call then fails)",
+       {"Seccomp.WhenTheSupervisorDiesTheProgramFailsClosed"}});
+  rows.push_back(
+      {"mount, chroot, make namespaces or device nodes, load kernel code",
+       Either(s.root,
+              "filter, and the capabilities behind them dropped (unless "
+              "`system.allow` names them)",
+              "the kernel (no privilege), and the filter"),
+       {"Seccomp.ARootProgramCannotMountChrootMakeNamespacesOrLoadCode",
+        "Seccomp.ARootProgramCannotMakeADeviceNodeInAWritableRoot",
+        "Filter.ARootPowerIsLetThroughOnlyWhereSystemAllowNamesItsGroup"}});
+  rows.push_back(
+      {"use a call the filter does not know, another ABI (int 0x80, x32), "
+       "io_uring",
+       "filter",
+       {"Seccomp.ForeignSyscallABIsCannotOpenFiles",
+        "Seccomp.IoUringIsRefusedWhateverThePolicy",
+        "Filter.ANumberTheTableDoesNotNameIsRefusedAsUnknown"}});
+  rows.push_back(
+      {"type into the terminal (TIOCSTI, TIOCLINUX) to answer a question",
+       "filter",
+       {"AskedWrites.AProgramCannotAnswerItsOwnQuestion",
+        "Filter.IoctlsThatChangeAFileOrTypeAsTheUserAreNotLetThrough"}});
+  rows.push_back(
+      {"leave a program section's rules (a static program, a dropped "
+       "environment, an orphan)",
+       Either(s.cgroup,
+              absl::StrCat("supervisor (a cgroup per chain of sections)",
+                           landlock ? ", Landlock" : ""),
+              absl::StrCat(kNotHeld,
+                           " in full below CMD: the shim",
+                           landlock ? " and Landlock" : "",
+                           " only (the supervisor knows CMD's sections)")),
+       {"Sections.AStaticProgramBelowCmdIsHeldToItsSectionEvenOnceOrphaned",
+        "Sections.AProgramCannotMoveItselfOutOfItsSectionsCgroup",
+        "Sections.AProgramThatDropsItsSectionFromTheEnvironmentIsStillHeld"}});
+  return rows;
+}
+
+std::string WhatHoldsMarkdown() {
+  const std::vector<Setting> settings = MatrixSettings();
+  std::vector<std::vector<Holding>> columns;
+  for (const Setting& s : settings) columns.push_back(WhatHolds(s));
+  auto cell = [](const std::string& text) {
+    return absl::StrReplaceAll(text, {{"|", "\\|"}});
+  };
+  std::string out =
+      "| the program tries to | stopped by | tried by |\n| --- | --- | --- |\n";
+  for (size_t r = 0; r < columns[0].size(); ++r) {
+    // The settings that share an answer, in the matrix's order; one answer
+    // for all is written without them.
+    std::vector<std::pair<std::string, std::vector<std::string>>> answers;
+    for (size_t c = 0; c < settings.size(); ++c) {
+      const std::string& held = columns[c][r].held_by;
+      auto same = std::find_if(answers.begin(), answers.end(),
+                               [&](const auto& a) { return a.first == held; });
+      if (same == answers.end()) {
+        answers.push_back({held, {settings[c].name}});
+      } else {
+        same->second.push_back(settings[c].name);
+      }
+    }
+    std::string held;
+    if (answers.size() == 1) {
+      held = answers[0].first;
+    } else {
+      std::vector<std::string> parts;
+      for (const auto& [text, names] : answers) {
+        parts.push_back(
+            absl::StrCat("**", absl::StrJoin(names, ", "), "**: ", text));
+      }
+      held = absl::StrJoin(parts, "; ");
+    }
+    std::vector<std::string> tests;
+    for (const std::string& t : columns[0][r].tests) {
+      tests.push_back(absl::StrCat("`", t, "`"));
+    }
+    absl::StrAppend(&out, "| ", cell(columns[0][r].attack), " | ", cell(held),
+                    " | ", absl::StrJoin(tests, ", "), " |\n");
+  }
+  return out;
+}
+
+}  // namespace klaunch

@@ -27,7 +27,8 @@ constexpr char kReadJson[] = R"(
 import json, sys
 d = json.load(sys.stdin)
 bools = ['seccomp_filter', 'seccomp_user_notif', 'seccomp_addfd',
-         'pidfd_open', 'pidfd_getfd', 'no_new_privs', 'root']
+         'pidfd_open', 'pidfd_getfd', 'no_new_privs', 'wait_killable_recv',
+         'ptrace_attach', 'run_cgroup', 'root']
 for k in bools:
     if not isinstance(d.get(k), bool): print('bad', k)
 if not isinstance(d.get('kernel'), str) or not d['kernel']: print('bad kernel')
@@ -45,7 +46,14 @@ for name in ['shim', 'seccomp', 'landlock']:
     if not isinstance(l.get('used'), bool): print('bad layers.%s.used' % name)
     if not isinstance(l.get('why'), str) or not l['why']:
         print('bad layers.%s.why' % name)
+holds = d.get('holds')
+if not isinstance(holds, list) or not holds: print('bad holds')
+for h in holds or []:
+    if not (isinstance(h.get('attack'), str) and isinstance(h.get('held_by'), str)):
+        print('bad holds entry')
 b = lambda v: int(bool(v))
+read = [h for h in holds or [] if h.get('attack') == 'read a file outside every root']
+print('read_outside_held_by=%s' % (read[0]['held_by'] if read else None))
 print('landlock_abi=%d' % abi)
 print('shim_found=%d' % b(shim.get('found')))
 print('shim_loads=%d' % b(shim.get('loads')))
@@ -56,7 +64,7 @@ for name in ['shim', 'seccomp', 'landlock']:
 print('shim_needs=%d' % b(shim.get('found') and shim.get('loads')))
 print('seccomp_needs=%d' % b(all(d.get(k) for k in [
     'seccomp_user_notif', 'seccomp_addfd', 'pidfd_open', 'pidfd_getfd',
-    'no_new_privs'])))
+    'no_new_privs', 'wait_killable_recv'])))
 print('landlock_needs=%d' % b(abi >= 1 and d.get('no_new_privs')))
 )";
 
@@ -130,7 +138,7 @@ TEST(Doctor, TheTableNamesEveryCheckAndLayerInAlignedColumns) {
     EXPECT_EQ(line[result_column - 1], ' ') << line;
     EXPECT_NE(line[result_column], ' ') << line;
   }
-  EXPECT_EQ(rows, 11) << r.out;
+  EXPECT_EQ(rows, 14) << r.out;
 }
 
 TEST(Doctor, TheJsonNamesEveryLayerAndAgreesWithTheExitStatus) {
@@ -164,6 +172,39 @@ TEST(Doctor, TheLandlockAbiIsTheOneTheKernelGivesTheTest) {
   ASSERT_THAT(facts.bad, ::testing::IsEmpty()) << r.out;
   EXPECT_EQ(facts.Get("landlock_abi"),
             std::to_string(LandlockAbiOfThisKernel()));
+}
+
+// What holds here is the column of this machine's setting: Landlock stops
+// a forged tag's read outside every root where the kernel has it, the
+// supervisor where it does not; the table says it too.
+TEST(Doctor, SaysWhatHoldsOnThisMachine) {
+  const std::string klaunch = RequiredEnv("KLAUNCH_BIN");
+  ProcessResult r = RunProcess({klaunch, "doctor", "--json"});
+  Facts facts = ReadJson(r.out);
+  ASSERT_THAT(facts.bad, ::testing::IsEmpty()) << r.out;
+  EXPECT_EQ(facts.Get("read_outside_held_by"),
+            LandlockAbiOfThisKernel() > 0 ? "Landlock" : "supervisor")
+      << r.out;
+  ProcessResult table = RunProcess({klaunch, "doctor"});
+  EXPECT_THAT(table.out, HasSubstr("What holds here ("));
+  EXPECT_THAT(table.out, HasSubstr("  read a file outside every root:\n"));
+  // Capped as on an older kernel, the answer follows.
+  ProcessOptions capped;
+  capped.extra_env = {"KLAUNCH_TEST_LANDLOCK_ABI=0"};
+  ProcessResult none = RunProcess({klaunch, "doctor", "--json"}, capped);
+  Facts none_facts = ReadJson(none.out);
+  ASSERT_THAT(none_facts.bad, ::testing::IsEmpty()) << none.out;
+  EXPECT_EQ(none_facts.Get("read_outside_held_by"), "supervisor") << none.out;
+}
+
+TEST(Doctor, SettingsPrintsTheTableOfEverySetting) {
+  const std::string klaunch = RequiredEnv("KLAUNCH_BIN");
+  ProcessResult r = RunProcess({klaunch, "doctor", "--settings"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("| the program tries to | stopped by | tried by |\n", 0),
+            0u)
+      << r.out;
+  EXPECT_THAT(r.out, HasSubstr("**ABI 0**: supervisor"));
 }
 
 TEST(Doctor, FindsTheShimThisBuildMadeAndItLoads) {

@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/attack_support.h"
 #include "tests/run_process.h"
 #include "tests/sandbox.h"
 
@@ -59,20 +60,18 @@ class SupervisorStall : public ::testing::Test {
 
   void SetUp() override {
     ASSERT_EQ(build_error_, "");
-    RunProcess({"/bin/mkdir", "-p", dir_.Path("ws"), dir_.Path("state")});
     ASSERT_EQ(RunProcess({"/bin/cp", build_->Path("stall-static"),
                           build_->Path("stall"), ws()})
                   .exit_code,
               0);
     static_bin_ = ws() + "/stall-static";
     dynamic_bin_ = ws() + "/stall";
-    probe_file_ = dir_.Write("ws/probe.txt", "admitted");
-    policy_ = dir_.Write(
-        "policy.toml",
+    probe_file_ = run_.Write("ws/probe.txt", "admitted");
+    run_.SetPolicy(
         "extends = \"read-only\"\n[filesystem]\nworkspace_writable = true\n");
   }
 
-  std::string ws() const { return dir_.Path("ws"); }
+  std::string ws() const { return run_.ws(); }
 
   // The probe's arguments, as every attack mode takes them last.
   std::vector<std::string> Probe() const {
@@ -85,17 +84,9 @@ class SupervisorStall : public ::testing::Test {
       const std::vector<std::string> p = Probe();
       cmd.insert(cmd.end(), p.begin(), p.end());
     }
-    std::vector<std::string> argv = {
-        RequiredEnv("KLAUNCH_BIN"), "--policy", policy_, "--log",
-        dir_.Path("audit.jsonl"),   "--timeout", "35s", "--"};
-    argv.insert(argv.end(), cmd.begin(), cmd.end());
-    ProcessOptions o;
-    o.cwd = ws();
-    o.env = std::vector<std::string>{"PATH=/usr/bin:/bin", "LANG=C.UTF-8",
-                                     "HOME=" + dir_.path(),
-                                     "XDG_STATE_HOME=" + dir_.Path("state")};
-    o.timeout_seconds = 45;  // turns a klaunch that never exits into a failure
-    return RunProcess(argv, o);
+    // klaunch's own deadline, then the test's: a klaunch that never exits
+    // is a failure.
+    return run_.Run(cmd, {"--timeout", "35s"}, /*timeout_seconds=*/45);
   }
 
   // Another process's supervised calls were still answered after the
@@ -118,8 +109,8 @@ class SupervisorStall : public ::testing::Test {
 
   static TempDir* build_;
   static std::string build_error_;
-  TempDir dir_;
-  std::string static_bin_, dynamic_bin_, probe_file_, policy_;
+  KlaunchRun run_;
+  std::string static_bin_, dynamic_bin_, probe_file_;
 };
 
 TempDir* SupervisorStall::build_ = nullptr;
@@ -317,11 +308,10 @@ TEST_F(SupervisorStall, AWriteLeaseOnTheAuditLogCannotStallTheSupervisorsRecords
   if (const std::string why = LeasesUnusable(); !why.empty()) {
     GTEST_SKIP() << why;
   }
-  const std::string denied = dir_.Write("ws/denied.txt", "denied");
-  policy_ = dir_.Write("policy.toml",
-                       "extends = \"read-only\"\n[filesystem]\n"
-                       "workspace_writable = true\ndeny = [\"" +
-                           denied + "\"]\n");
+  const std::string denied = run_.Write("ws/denied.txt", "denied");
+  run_.SetPolicy("extends = \"read-only\"\n[filesystem]\n"
+                 "workspace_writable = true\ndeny = [\"" +
+                 denied + "\"]\n");
   ProcessResult r = Run({dynamic_bin_, "log-lease", denied, "20000",
                          static_bin_, denied, ws() + "/probe.sock"},
                         /*probe=*/false);

@@ -11,10 +11,10 @@
 #include <gtest/gtest.h>
 #include <re2/re2.h>
 
-#include <fstream>
 #include <string>
 #include <vector>
 
+#include "tests/attack_support.h"
 #include "tests/run_process.h"
 #include "tests/sandbox.h"
 
@@ -37,49 +37,23 @@ constexpr char kTries[] = "20000";
 class ShimWindow : public ::testing::Test {
  protected:
   void SetUp() override {
-    RunProcess({"/bin/mkdir", "-p", dir_.Path("ws"), dir_.Path("state")});
-    denied_ = dir_.Write("ws/denied.txt", kSecretText);
-    bin_ = ws() + "/shim_window";
-    const std::string src =
-        RequiredEnv("KLAUNCH_TEST_PROGRAMS") + "/shim_window.c";
-    ProcessResult b =
-        RunProcess({"/usr/bin/gcc", "-O1", "-pthread", "-o", bin_, src});
-    ASSERT_EQ(b.exit_code, 0) << b.err;
-    policy_ = dir_.Write("policy.toml",
-                         "extends = \"read-only\"\n[filesystem]\n"
-                         "workspace_writable = true\ndeny = [\"" +
-                             denied_ + "\"]\n");
+    denied_ = run_.Write("ws/denied.txt", kSecretText);
+    bin_ = run_.ws() + "/shim_window";
+    ASSERT_NO_FATAL_FAILURE(BuildProgram("shim_window.c", bin_, false));
+    run_.SetPolicy("extends = \"read-only\"\n[filesystem]\n"
+                   "workspace_writable = true\ndeny = [\"" +
+                   denied_ + "\"]\n");
   }
 
-  std::string ws() const { return dir_.Path("ws"); }
-  std::string log() const { return dir_.Path("audit.jsonl"); }
-
+  // Generous: the runs take about a second; a hang becomes a failure.
   ProcessResult Run(const std::vector<std::string>& cmd) const {
-    std::vector<std::string> argv = {RequiredEnv("KLAUNCH_BIN"), "--policy",
-                                     policy_, "--log", log(), "--"};
-    argv.insert(argv.end(), cmd.begin(), cmd.end());
-    ProcessOptions o;
-    o.cwd = ws();
-    o.env = std::vector<std::string>{"PATH=/usr/bin:/bin", "LANG=C.UTF-8",
-                                     "HOME=" + dir_.path(),
-                                     "XDG_STATE_HOME=" + dir_.Path("state")};
-    // Generous: the runs take about a second; a hang becomes a failure.
-    o.timeout_seconds = 120;
-    return RunProcess(argv, o);
+    return run_.Run(cmd, {}, /*timeout_seconds=*/120);
   }
+  std::vector<std::string> LogLines() const { return run_.LogLines(); }
+  std::string log() const { return run_.log(); }
 
-  // The log's non-empty lines.
-  std::vector<std::string> LogLines() const {
-    std::vector<std::string> out;
-    std::ifstream in(log());
-    for (std::string line; std::getline(in, line);) {
-      if (!line.empty()) out.push_back(line);
-    }
-    return out;
-  }
-
-  TempDir dir_;
-  std::string denied_, bin_, policy_;
+  KlaunchRun run_;
+  std::string denied_, bin_;
 };
 
 // The number the program printed after `prefix` ("steal-log: 12 refusals"),

@@ -111,8 +111,11 @@ class KlaunchRun {
   }
 
   // `cmd` under klaunch, every layer on unless `options` turn one off.
+  // The test kills klaunch after `timeout_seconds`: a hang is a failure,
+  // never a hung test.
   ProcessResult Run(const std::vector<std::string>& cmd,
-                    const std::vector<std::string>& options = {}) const {
+                    const std::vector<std::string>& options = {},
+                    int timeout_seconds = 240) const {
     std::vector<std::string> argv = {RequiredEnv("KLAUNCH_BIN"), "--policy",
                                      policy_, "--log", log()};
     argv.insert(argv.end(), options.begin(), options.end());
@@ -123,8 +126,18 @@ class KlaunchRun {
     o.env = std::vector<std::string>{"PATH=/usr/bin:/bin", "LANG=C.UTF-8",
                                      "HOME=" + dir_.path(),
                                      "XDG_STATE_HOME=" + dir_.Path("state")};
-    o.timeout_seconds = 240;
+    o.timeout_seconds = timeout_seconds;
     return RunProcess(argv, o);
+  }
+
+  // The log's non-empty lines.
+  std::vector<std::string> LogLines() const {
+    std::vector<std::string> out;
+    std::ifstream in(log());
+    for (std::string line; std::getline(in, line);) {
+      if (!line.empty()) out.push_back(line);
+    }
+    return out;
   }
 
   // The first line of the run's log: the layers in force.

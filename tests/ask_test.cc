@@ -35,9 +35,10 @@ struct PtyRun {
 // answer, but none before the screen shows `hold_until` (when given). Gives
 // up after 20 s.
 PtyRun RunOnPty(const std::vector<std::string>& argv,
-                const std::vector<std::string>& env, const std::string& cwd,
+                std::vector<std::string> env, const std::string& cwd,
                 const std::string& prompt, std::vector<std::string> answers,
                 const std::string& hold_until = "") {
+  AddLandlockCap(&env);
   PtyRun result;
   int master = -1;
   pid_t pid = forkpty(&master, nullptr, nullptr, nullptr);

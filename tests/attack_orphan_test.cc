@@ -112,6 +112,7 @@ class Outlive : public ::testing::Test {
     std::vector<std::string> env = {"PATH=/usr/bin:/bin", "LANG=C.UTF-8",
                                     "HOME=" + dir_.path(),
                                     "XDG_STATE_HOME=" + dir_.Path("state")};
+    AddLandlockCap(&env);
     std::vector<char*> a, e;
     for (std::string& s : argv) a.push_back(s.data());
     a.push_back(nullptr);

@@ -195,6 +195,7 @@ class Reach : public ::testing::Test {
   void StartKlaunch(const Layers& layers, const std::vector<std::string>& cmd) {
     std::vector<std::string> argv = KlaunchArgv(layers, cmd);
     std::vector<std::string> env = Env();
+    AddLandlockCap(&env);
     std::vector<char*> a, e;
     for (std::string& s : argv) a.push_back(s.data());
     a.push_back(nullptr);

@@ -322,6 +322,7 @@ TEST(Launcher, SignalsSentToKlaunchReachTheProgram) {
   ProcessOptions o;
   o.cwd = l.ws();
   o.env = l.Env();
+  AddLandlockCap(&*o.env);
   std::vector<std::string> argv = {
       RequiredEnv("KLAUNCH_BIN"), "--", "/bin/sh", "-c",
       "trap 'echo TERM > " + marker + "; exit 7' TERM; echo ready; "

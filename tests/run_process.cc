@@ -5,11 +5,12 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -31,12 +32,22 @@ ProcessResult RunProcess(const std::vector<std::string>& argv,
   std::vector<std::string> env;
   if (options.env) {
     env = *options.env;
+    AddLandlockCap(&env);
   } else {
     for (char** e = environ; *e; ++e) env.emplace_back(*e);
   }
-  for (const std::string& e : options.extra_env) env.push_back(e);
+  // An extra variable replaces one of the same name (getenv finds the
+  // first).
+  for (const std::string& e : options.extra_env) {
+    const std::string key = e.substr(0, e.find('=') + 1);
+    std::erase_if(env, [&key](const std::string& x) {
+      return x.compare(0, key.size(), key) == 0;
+    });
+    env.push_back(e);
+  }
   std::vector<char*> cargv, cenv;
-  for (const std::string& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+  for (const std::string& a : argv)
+    cargv.push_back(const_cast<char*>(a.c_str()));
   cargv.push_back(nullptr);
   for (const std::string& e : env) cenv.push_back(const_cast<char*>(e.c_str()));
   cenv.push_back(nullptr);
@@ -57,8 +68,8 @@ ProcessResult RunProcess(const std::vector<std::string>& argv,
   close(err[1]);
   // Feed stdin (small texts only) and close it so the child sees EOF.
   if (!options.stdin_text.empty()) {
-    ssize_t ignored = write(in[1], options.stdin_text.data(),
-                            options.stdin_text.size());
+    ssize_t ignored =
+        write(in[1], options.stdin_text.data(), options.stdin_text.size());
     (void)ignored;
   }
   close(in[1]);
@@ -144,6 +155,16 @@ std::string RequiredEnv(const char* name) {
 }  // namespace klaunch::testing
 
 namespace klaunch::testing {
+
+void AddLandlockCap(std::vector<std::string>* env) {
+  const char* cap = getenv("KLAUNCH_TEST_LANDLOCK_ABI");
+  const std::string key = "KLAUNCH_TEST_LANDLOCK_ABI=";
+  const bool named =
+      std::any_of(env->begin(), env->end(), [&key](const std::string& e) {
+        return e.compare(0, key.size(), key) == 0;
+      });
+  if (cap != nullptr && !named) env->push_back(key + cap);
+}
 
 int LandlockAbiOfThisKernel() {
   const long abi = syscall(444 /* landlock_create_ruleset */, nullptr, 0,

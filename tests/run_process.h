@@ -19,7 +19,8 @@ struct ProcessResult {
 };
 
 struct ProcessOptions {
-  // Replaces the environment when set; inherits ours otherwise.
+  // Replaces the environment when set (with AddLandlockCap); inherits ours
+  // otherwise.
   std::optional<std::vector<std::string>> env;
   std::vector<std::string> extra_env;  // added to whichever environment
   std::string cwd;
@@ -54,6 +55,11 @@ bool Exists(const std::string& path);
 // kernel's, read by the test itself (0 when it has none), capped by
 // KLAUNCH_TEST_LANDLOCK_ABI as klaunch caps it (scripts/attack-matrix).
 int LandlockAbiOfThisKernel();
+
+// Adds this test run's KLAUNCH_TEST_LANDLOCK_ABI to an environment made by
+// hand, unless it names one: scripts/attack-matrix's cap holds for every
+// klaunch a test starts. RunProcess does it for ProcessOptions::env.
+void AddLandlockCap(std::vector<std::string>* env);
 
 // An environment variable the meson test definition must set.
 std::string RequiredEnv(const char* name);

@@ -24,6 +24,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/personality.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -191,8 +192,10 @@ class Reach : public ::testing::Test {
   }
 
   // klaunch with a pipe to CMD's stdin and from its stdout, in a process
-  // group of its own.
-  void StartKlaunch(const Layers& layers, const std::vector<std::string>& cmd) {
+  // group of its own; with `fixed_layout`, without address space
+  // randomisation (where it maps its executable is then known in advance).
+  void StartKlaunch(const Layers& layers, const std::vector<std::string>& cmd,
+                    bool fixed_layout = false) {
     std::vector<std::string> argv = KlaunchArgv(layers, cmd);
     std::vector<std::string> env = Env();
     AddLandlockCap(&env);
@@ -213,6 +216,7 @@ class Reach : public ::testing::Test {
       dup2(in[0], 0);
       dup2(out[1], 1);
       dup2(r, 2);
+      if (fixed_layout) personality(ADDR_NO_RANDOMIZE);
       execve(a[0], a.data(), e.data());
       _exit(127);
     }
@@ -489,19 +493,31 @@ TEST_F(Reach, AProgramCannotReadKlaunchsMemoryOrTraceIt) {
   ProcessResult control =
       RunProcess({static_bin_, "vmread", "noptrace"}, native);
   ASSERT_THAT(control.out, HasSubstr("vmread: got 16 bytes")) << Show(control);
+  // klaunch is not dumpable, so only root reads its maps: it runs without
+  // randomisation, where a position-independent executable's first
+  // mapping (readable: its ELF header) is where cat's is when run so.
+  const ProcessResult fixed =
+      RunProcess({"/usr/bin/setarch", "x86_64", "-R", "/bin/cat",
+                  "/proc/self/maps"});
+  ASSERT_EQ(fixed.exit_code, 0) << Show(fixed);
+  const std::string first = fixed.out.substr(0, fixed.out.find('-'));
   for (const Layers& layers : {kWithoutLandlock, kEveryLayer}) {
     SCOPED_TRACE(layers.name);
-    StartKlaunch(layers, {static_bin_, "vmread"});
-    // Read once klaunch has replaced the test's fork (an exec under way
-    // shows no mappings), bounded.
-    std::string maps;
-    for (int i = 0; i < 200 && maps.find("klaunch") == std::string::npos;
-         ++i) {
+    StartKlaunch(layers, {static_bin_, "vmread"}, /*fixed_layout=*/true);
+    // Once klaunch has replaced the test's fork (bounded).
+    const std::string comm = "/proc/" + std::to_string(klaunch_) + "/comm";
+    for (int i = 0; i < 200 && ReadFile(comm) != "klaunch\n"; ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
-      maps = ReadFile("/proc/" + std::to_string(klaunch_) + "/maps");
     }
-    ASSERT_FALSE(maps.empty());
-    Say(maps.substr(0, maps.find('-')));
+    ASSERT_EQ(ReadFile(comm), "klaunch\n");
+    const std::string maps =
+        ReadFile("/proc/" + std::to_string(klaunch_) + "/maps");
+    if (!maps.empty()) {
+      ASSERT_THAT(maps.substr(0, maps.find('\n')), HasSubstr("klaunch"));
+      ASSERT_EQ(maps.substr(0, maps.find('-')), first)
+          << "klaunch does not map itself where a fixed layout puts it";
+    }
+    Say(first);
     ASSERT_TRUE(WaitForOutput("vmread: done")) << seen_ << KlaunchErr();
     const std::string status =
         ReadFile("/proc/" + std::to_string(klaunch_) + "/status");

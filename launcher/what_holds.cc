@@ -136,6 +136,15 @@ std::vector<Holding> WhatHolds(const Setting& s) {
         "Seccomp.AStaticBinaryCannotRunADeniedCommand",
         "Seccomp.ExecveatOfADeniedCommandIsRefused"}});
   rows.push_back(
+      {"read or run what the policy refuses from the child of a vfork, where "
+       "no shim judges",
+       "supervisor (the child's calls go to it untagged; with program "
+       "sections vfork becomes fork and the shim judges the child)",
+       {"Vfork.AVforkChildCannotReadADeniedFileLandlockWouldAdmit",
+        "Vfork.AnExecRefusedInAVforkChildFailsAndIsRecorded",
+        "Vfork.ASignalHandledInAVforkChildNeitherHangsNorBreaksTheParent",
+        "Vfork.ThousandsOfSpawnsBesideAllocatingThreadsAllSucceed"}});
+  rows.push_back(
       {"connect over TCP to a refused address or port, or rewrite the "
        "address after the verdict",
        absl::StrCat("supervisor (it connects a copy of the socket itself)",

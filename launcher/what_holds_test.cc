@@ -94,17 +94,18 @@ TEST(WhatHolds, TheAttackMatrixRunsEveryTestTheTableNames) {
       if (suite == "Filter") continue;  // a unit test: no setting changes it
       // The suites of the wholly run binaries are the attack tests' and
       // Seccomp's; the others must be listed for running by name.
-      const bool run_whole =
-          absl::StartsWith(suite, "Attack") || suite == "Seccomp" ||
-          suite == "ShimWindow" || suite == "SupervisorStall" ||
-          suite == "Outlive" || suite == "Reach" || suite == "GroupSignals";
+      const bool run_whole = absl::StartsWith(suite, "Attack") ||
+                             suite == "Seccomp" || suite == "ShimWindow" ||
+                             suite == "SupervisorStall" || suite == "Outlive" ||
+                             suite == "Reach" || suite == "GroupSignals" ||
+                             suite == "Vfork";
       if (run_whole) continue;
       EXPECT_THAT(by_name, HasSubstr(":" + suite)) << t;
     }
   }
-  for (const char* binary :
-       {"attack_race", "attack_address", "attack_tag", "attack_log",
-        "attack_block", "attack_orphan", "attack_reach", "seccomp"}) {
+  for (const char* binary : {"attack_race", "attack_address", "attack_tag",
+                             "attack_log", "attack_block", "attack_orphan",
+                             "attack_reach", "attack_vfork", "seccomp"}) {
     EXPECT_THAT(whole, HasSubstr(binary));
   }
 }

@@ -38,6 +38,10 @@ extern char** environ;
 namespace klaunch::shim {
 namespace {
 
+// The most arguments execl and the like, or a script run by the shell, may
+// pass: they are collected on the stack (this may be the child of a vfork).
+constexpr size_t kMaxListedArgs = 2048;
+
 bool StartsWith(const char* s, const char* prefix) {
   return std::strncmp(s, prefix, std::strlen(prefix)) == 0;
 }
@@ -331,9 +335,71 @@ bool JudgeExec(const char* op, int dirfd, const char* path, char* const argv[],
   return AllowLoaderTarget(op, target.path, argv, enter, depth);
 }
 
+// The child of a vfork may not allocate: the environment ChildEnv would
+// give it (no program sections here: they make vfork a fork) is built on
+// the stack, and the exec goes untagged to the supervisor, which judges
+// it. An environment too big for the stack's room goes as it is: its
+// program then runs without the shim, every call judged by the supervisor.
+constexpr size_t kVforkEnvMax = 1024;
+
+int ExecFromVforkChild(int dirfd, const char* path, char* const argv[],
+                       char* const envp[], int flags) {
+  const Config& c = GetConfig();  // loaded by the parent before its vfork
+  char* ptrs[kVforkEnvMax];
+  char preload[8192];
+  size_t n = 0;
+  bool fits = envp != nullptr && !c.shim_path.empty() &&
+              c.inject.size() + 2 < kVforkEnvMax;
+  const char* theirs = "";
+  for (char* const* e = envp; fits && *e != nullptr; ++e) {
+    if (StartsWith(*e, "LD_PRELOAD=")) {
+      if (*theirs == '\0') theirs = *e + std::strlen("LD_PRELOAD=");
+      continue;
+    }
+    if (StartsWith(*e, "KLAUNCH_")) continue;
+    if (n + c.inject.size() + 2 >= kVforkEnvMax) fits = false;
+    ptrs[n++] = *e;
+  }
+  // "LD_PRELOAD=" with the shim first, then the program's others.
+  size_t used = 0;
+  auto append = [&](const char* text, size_t len) {
+    if (used + len + 1 > sizeof(preload)) {
+      fits = false;
+      return;
+    }
+    std::memcpy(preload + used, text, len);
+    used += len;
+    preload[used] = '\0';
+  };
+  append("LD_PRELOAD=", std::strlen("LD_PRELOAD="));
+  append(c.shim_path.data(), c.shim_path.size());
+  for (const char* item = theirs; *item != '\0';) {
+    const size_t len = std::strcspn(item, ": ");
+    if (len > 0 && (len != c.shim_path.size() ||
+                    std::memcmp(item, c.shim_path.data(), len) != 0)) {
+      append(":", 1);
+      append(item, len);
+    }
+    item += len;
+    if (*item != '\0') ++item;
+  }
+  if (fits) {
+    for (const std::string& var : c.inject) {
+      ptrs[n++] = const_cast<char*>(var.c_str());
+    }
+    ptrs[n++] = preload;
+    ptrs[n] = nullptr;
+  }
+  return static_cast<int>(
+      Ret(sys(SYS_execveat, dirfd, path, argv, fits ? ptrs : envp, flags)));
+}
+
 int Execve(const char* op, int dirfd, const char* path, char* const argv[],
            char* const envp[], int flags) {
   Scope scope;
+  if (scope.vfork_child() && path != nullptr) {
+    return ExecFromVforkChild(dirfd, path, argv, envp, flags);
+  }
   if (scope.nested() || path == nullptr) {
     return static_cast<int>(
         Ret(sys(SYS_execveat, dirfd, path, argv, envp, flags)));
@@ -401,23 +467,41 @@ int Execvpe(const char* op, const char* file, char* const argv[],
     int r = Execve(op, AT_FDCWD, candidate, argv, envp, 0);
     if (r < 0 && errno == ENOEXEC) {
       // As libc does: a file without a known format is run by the shell.
-      std::vector<char*> args = {const_cast<char*>("/bin/sh"),
-                                 const_cast<char*>(candidate)};
+      // On the stack: this may be the child of a vfork.
+      char* args[kMaxListedArgs];
+      size_t n = 0;
+      args[n++] = const_cast<char*>("/bin/sh");
+      args[n++] = const_cast<char*>(candidate);
       if (argv != nullptr && argv[0] != nullptr) {
-        for (char* const* a = argv + 1; *a; ++a) args.push_back(*a);
+        for (char* const* a = argv + 1; *a; ++a) {
+          if (n + 1 >= kMaxListedArgs) {
+            errno = E2BIG;
+            return -1;
+          }
+          args[n++] = *a;
+        }
       }
-      args.push_back(nullptr);
-      r = Execve(op, AT_FDCWD, "/bin/sh", args.data(), envp, 0);
+      args[n] = nullptr;
+      r = Execve(op, AT_FDCWD, "/bin/sh", args, envp, 0);
     }
     return r;
   });
 }
 
-// Collects execl's arguments after `first` up to the NULL.
-std::vector<char*> ListArgs(const char* first, va_list ap) {
-  std::vector<char*> args = {const_cast<char*>(first)};
-  while (args.back() != nullptr) args.push_back(va_arg(ap, char*));
-  return args;
+// Collects execl's arguments after `first` up to the NULL into `args` (on
+// the caller's stack: this may be the child of a vfork); false (E2BIG) when
+// there are more than it holds.
+bool ListArgs(const char* first, va_list ap, char* (&args)[kMaxListedArgs]) {
+  size_t n = 0;
+  args[n++] = const_cast<char*>(first);
+  while (args[n - 1] != nullptr) {
+    if (n == kMaxListedArgs) {
+      errno = E2BIG;
+      return false;
+    }
+    args[n++] = va_arg(ap, char*);
+  }
+  return true;
 }
 
 // glibc's own layout of posix_spawn_file_actions_t (posix/spawn_int.h,
@@ -630,26 +714,32 @@ KL_EXPORT int execvp(const char* file, char* const argv[]) {
   return Execvpe("execvp", file, argv, environ);
 }
 KL_EXPORT int execl(const char* path, const char* arg, ...) {
+  char* args[kMaxListedArgs];
   va_list ap;
   va_start(ap, arg);
-  std::vector<char*> args = ListArgs(arg, ap);
+  const bool listed = ListArgs(arg, ap, args);
   va_end(ap);
-  return Execve("execl", AT_FDCWD, path, args.data(), environ, 0);
+  if (!listed) return -1;
+  return Execve("execl", AT_FDCWD, path, args, environ, 0);
 }
 KL_EXPORT int execlp(const char* file, const char* arg, ...) {
+  char* args[kMaxListedArgs];
   va_list ap;
   va_start(ap, arg);
-  std::vector<char*> args = ListArgs(arg, ap);
+  const bool listed = ListArgs(arg, ap, args);
   va_end(ap);
-  return Execvpe("execlp", file, args.data(), environ);
+  if (!listed) return -1;
+  return Execvpe("execlp", file, args, environ);
 }
 KL_EXPORT int execle(const char* path, const char* arg, ...) {
+  char* args[kMaxListedArgs];
   va_list ap;
   va_start(ap, arg);
-  std::vector<char*> args = ListArgs(arg, ap);
-  char* const* envp = va_arg(ap, char* const*);
+  const bool listed = ListArgs(arg, ap, args);
+  char* const* envp = listed ? va_arg(ap, char* const*) : nullptr;
   va_end(ap);
-  return Execve("execle", AT_FDCWD, path, args.data(), envp, 0);
+  if (!listed) return -1;
+  return Execve("execle", AT_FDCWD, path, args, envp, 0);
 }
 
 KL_EXPORT int posix_spawn(pid_t* pid, const char* path,
@@ -685,23 +775,65 @@ KL_EXPORT FILE* popen(const char* command, const char* type) {
   return f;
 }
 
-// fork and vfork: initialise first, so no child ever initialises between
-// fork and exec. vfork becomes fork: the child of a vfork shares the
-// parent's memory, and the shim must allocate to judge its exec.
+// fork: initialise first, so no child ever initialises between fork and
+// exec; the child learns its pid (a vfork child is told apart by it).
 KL_EXPORT pid_t fork(void) {
   GetConfig();
-  return KL_REAL(fork)();
-}
-KL_EXPORT pid_t vfork(void) {
-  GetConfig();
-  return KL_REAL(fork)();
+  const pid_t r = KL_REAL(fork)();
+  if (r == 0) g_pid = static_cast<pid_t>(sys(SYS_getpid));
+  return r;
 }
 KL_EXPORT pid_t __fork(void) { return fork(); }
-KL_EXPORT pid_t __vfork(void) { return vfork(); }
 KL_EXPORT pid_t _Fork(void) {
   GetConfig();
-  return KL_REAL(_Fork)();
+  const pid_t r = KL_REAL(_Fork)();
+  if (r == 0) g_pid = static_cast<pid_t>(sys(SYS_getpid));
+  return r;
 }
+
+// vfork stays vfork where the supervisor judges what its child does: the
+// child runs on the parent's stack, in its memory, while the parent's other
+// threads go on, so it may neither allocate nor take a lock, and the shim
+// judges nothing in it. t_vfork_pending (shim/sys.h) makes every call of the
+// child pass to libc untagged, so the seccomp filter sends each judged one,
+// the exec among them, to the supervisor, which judges it as it judges a
+// static program's (and checks the exec after the fact). Where the
+// supervisor cannot stand in (no cookie: --no-seccomp, or no seccomp layer;
+// program sections, which the shim enters at the exec), vfork becomes fork
+// and the child's exec is judged here, as before (docs/design.md).
+//
+// vfork cannot be wrapped by a C function (the child would return through
+// the wrapper's frame, which the parent then returns through again), so
+// vfork is a stub that asks klaunch_vfork_target which function to become,
+// and jumps to it with the caller's own frame.
+extern "C" __attribute__((visibility("hidden"))) void* klaunch_vfork_target() {
+  const int saved = errno;
+  const Config& c = GetConfig();
+  void* target = reinterpret_cast<void*>(&fork);
+  if (g_cookie != 0 && g_pid != 0 && !Scope::Active() && c.engine != nullptr &&
+      c.engine->policy().programs.empty()) {
+    t_vfork_pending = true;
+    target = reinterpret_cast<void*>(KL_REAL(vfork));
+  }
+  errno = saved;
+  return target;
+}
+
+__asm__(
+    ".text\n"
+    ".globl vfork\n"
+    ".type vfork, @function\n"
+    "vfork:\n"
+    "  endbr64\n"
+    "  subq $8, %rsp\n"
+    "  call klaunch_vfork_target\n"
+    "  addq $8, %rsp\n"
+    "  jmp *%rax\n"
+    ".size vfork, .-vfork\n"
+    ".globl __vfork\n"
+    ".type __vfork, @function\n"
+    ".set __vfork, vfork\n");
+
 KL_EXPORT int __libc_system(const char* command)
     __attribute__((alias("system")));
 KL_EXPORT FILE* _IO_popen(const char* command, const char* type) {

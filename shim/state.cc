@@ -21,6 +21,9 @@
 namespace klaunch::shim {
 
 unsigned long g_cookie = 0;
+__thread bool t_vfork_pending __attribute__((tls_model("initial-exec"))) =
+    false;
+pid_t g_pid = 0;
 
 namespace {
 
@@ -285,6 +288,7 @@ void CaptureEnvironment() {
 }
 
 __attribute__((constructor)) void StartShim() {
+  g_pid = static_cast<pid_t>(sys_call6(SYS_getpid, 0, 0, 0, 0, 0, 0));
   CaptureEnvironment();
   // Sections whose Landlock rulesets no one stacked (shim/layers.h): the
   // policy is loaded now, before main, while this is the only thread
@@ -444,6 +448,21 @@ void* RealSymbol(const char* name) {
 
 // A Scope does not mark the thread as inside the shim: a signal handler that
 // interrupts a judgement and calls open must be judged like any other call.
-Scope::Scope() : saved_errno_(errno), nested_(t_in_shim) {}
+bool Scope::InVforkChild() {
+  if (__builtin_expect(!t_vfork_pending, true)) return false;
+  // The parent is back once its child has exec'd or exited: itself again.
+  if (sys_call6(SYS_getpid, 0, 0, 0, 0, 0, 0) == g_pid) {
+    t_vfork_pending = false;
+    return false;
+  }
+  return true;
+}
+
+Scope::Scope() : saved_errno_(errno), nested_(t_in_shim) {
+  if (__builtin_expect(t_vfork_pending, false) && InVforkChild()) {
+    nested_ = true;
+    vfork_child_ = true;
+  }
+}
 
 }  // namespace klaunch::shim

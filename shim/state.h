@@ -44,6 +44,10 @@
 
 namespace klaunch::shim {
 
+// This process's pid as the shim last learned it (its start, a fork): a
+// vfork child's differs.
+extern pid_t g_pid;
+
 struct Config {
   const Engine* engine = nullptr;  // null: no usable policy, refuse all
   std::string error;               // why there is no engine
@@ -75,8 +79,13 @@ class Scope {
   Scope(const Scope&) = delete;
   Scope& operator=(const Scope&) = delete;
 
-  // True when this call arrived from inside the shim itself.
+  // True when this call arrived from inside the shim itself, or in the
+  // child of a vfork (where the shim judges nothing: shim/exec.cc).
   bool nested() const { return nested_; }
+  bool vfork_child() const { return vfork_child_; }
+  // True in the child of a vfork the shim kept (t_vfork_pending); in its
+  // parent, back, clears the mark.
+  static bool InVforkChild();
   // True while the shim loads its policy on this thread.
   static bool Active();
   // errno as the program left it, for calls that succeed.
@@ -85,6 +94,7 @@ class Scope {
  private:
   int saved_errno_;
   bool nested_;
+  bool vfork_child_ = false;
 };
 
 // Marks this thread as inside the shim for its lifetime, with every signal

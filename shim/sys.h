@@ -24,6 +24,12 @@ namespace klaunch::shim {
 // it, or when klaunch runs without the seccomp layer.
 extern unsigned long g_cookie;
 
+// Set on a thread about to vfork (shim/exec.cc): its child runs on this
+// thread's stack and TLS, in the parent's memory, so the shim judges
+// nothing there and tags nothing; every call goes to the supervisor.
+// Cleared by the parent's next Scope, which finds its own pid again.
+extern __thread bool t_vfork_pending __attribute__((tls_model("initial-exec")));
+
 // A call with at most five arguments, tagged: the cookie is loaded into the
 // sixth argument register inside the asm and cleared after the call, so it
 // never sits in another register or on the stack, and a later untagged call
@@ -66,6 +72,9 @@ inline long sys_call6(long nr, long a, long b, long c, long d, long e,
 template <typename A = long, typename B = long, typename C = long,
           typename D = long, typename E = long>
 inline long sys(long nr, A a = 0, B b = 0, C c = 0, D d = 0, E e = 0) {
+  if (__builtin_expect(t_vfork_pending, false)) {
+    return sys_call6(nr, (long)a, (long)b, (long)c, (long)d, (long)e, 0);
+  }
   return sys_call5(nr, (long)a, (long)b, (long)c, (long)d, (long)e);
 }
 

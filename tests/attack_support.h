@@ -28,12 +28,15 @@
 
 namespace klaunch::testing {
 
-// Compiles tests/programs/SOURCE into `out`, static or dynamic.
+// Compiles tests/programs/SOURCE into `out`, static or dynamic, with
+// `extra` flags.
 inline void BuildProgram(const std::string& source, const std::string& out,
-                         bool link_static) {
+                         bool link_static,
+                         const std::vector<std::string>& extra = {}) {
   const std::string src = RequiredEnv("KLAUNCH_TEST_PROGRAMS") + "/" + source;
   std::vector<std::string> argv = {"/usr/bin/gcc", "-O1", "-pthread", "-o",
                                    out, src};
+  argv.insert(argv.end(), extra.begin(), extra.end());
   if (link_static) {
     argv.insert(argv.begin() + 2, {"-static", "-no-pie"});
   }

@@ -357,7 +357,10 @@ int ExecFromVforkChild(int dirfd, const char* path, char* const argv[],
       continue;
     }
     if (StartsWith(*e, "KLAUNCH_")) continue;
-    if (n + c.inject.size() + 2 >= kVforkEnvMax) fits = false;
+    if (n + c.inject.size() + 2 >= kVforkEnvMax) {
+      fits = false;
+      break;
+    }
     ptrs[n++] = *e;
   }
   // "LD_PRELOAD=" with the shim first, then the program's others.

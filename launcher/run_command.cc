@@ -787,10 +787,6 @@ int RunProgram(const RunOptions& o) {
     }
     filter = *std::move(built);
   }
-  if (seccomp && chains == nullptr && !policy->programs.empty() &&
-      ruleset >= 0) {
-    settings.sections_landlock_abi = plan.abi;
-  }
   std::string layers = absl::StrCat(
       "shim, ", seccomp ? "seccomp" : "no seccomp (--no-seccomp)", ", ",
       landlock);

@@ -81,13 +81,6 @@ struct Settings {
   // The chains of program sections processes entered below CMD, and their
   // engines (chain_cgroups.h). Null: every call is judged by `engine`.
   ChainCgroups* chains = nullptr;
-  // Non-zero (the Landlock ABI) when `chains` is null but program sections
-  // entered below CMD stack Landlock rulesets: the supervisor cannot tell
-  // which process runs in which section, and a call it made with klaunch's
-  // own rights would skip the caller's section ruleset. So an allowed call
-  // Landlock governs is left to the kernel, which makes it under the
-  // caller's rulesets (Call::KernelActs).
-  int sections_landlock_abi = 0;
   // Which processes belong to the run, for the calls that reach another
   // process (supervise_process.cc). Null: every such call is refused.
   const RunMembers* members = nullptr;
@@ -190,15 +183,6 @@ class Call {
   // (recorded) when a deny rule covers where it would be.
   bool JudgeMissing(const char* op, Access access, int dirfd,
                     const std::string& path);
-  // True when an allowed call that Landlock governs from ABI `abi` on is to
-  // be made by the kernel under the target's own Landlock rulesets rather
-  // than by klaunch (Settings::sections_landlock_abi). The price: the kernel
-  // reads the call's arguments again, so a thread of the program may swap a
-  // judged name for another that its rulesets admit (SECURITY.md).
-  bool KernelActs(int abi) const {
-    return settings_.sections_landlock_abi >= abi;
-  }
-
   // Refuses without consulting the engine.
   bool Refuse(const char* op, const std::string& what, const std::string& why);
 

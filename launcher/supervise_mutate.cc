@@ -124,7 +124,6 @@ Answer Rename(Call& c, const MutationCall& m) {
   if (m.flags & RENAME_EXCHANGE) judge_move(to);
   if (e < 0) return Answer::Error(-e);
   if (!c.Live()) return Answer::Error(ENOENT);
-  if (c.KernelActs(1)) return Answer::Continue();
   return Answer::Result(Done(renameat2(from.parent.get(), from.last.c_str(),
                                        to.parent.get(), to.last.c_str(),
                                        static_cast<unsigned>(m.flags))));
@@ -144,7 +143,6 @@ Answer Link(Call& c, const MutationCall& m) {
                                    (flags & AT_EMPTY_PATH) != 0, &from);
     if (int e = BothEnds(e_from, e_to); e < 0) return Answer::Error(-e);
     if (!c.Live()) return Answer::Error(ENOENT);
-    if (c.KernelActs(1)) return Answer::Continue();
     return Answer::Result(Done(linkat(AT_FDCWD,
                                       ProcFd(from.object.get()).c_str(),
                                       to.parent.get(), to.last.c_str(),
@@ -153,7 +151,6 @@ Answer Link(Call& c, const MutationCall& m) {
   const int e_from = JudgeName(c, "link", m.dirfd, m.path, &from);
   if (int e = BothEnds(e_from, e_to); e < 0) return Answer::Error(-e);
   if (!c.Live()) return Answer::Error(ENOENT);
-  if (c.KernelActs(1)) return Answer::Continue();
   return Answer::Result(Done(linkat(from.parent.get(), from.last.c_str(),
                                     to.parent.get(), to.last.c_str(), 0)));
 }
@@ -188,7 +185,6 @@ Answer Truncate(Call& c, const MutationCall& m) {
     return Answer::Error(-e);
   }
   if (!c.Live()) return Answer::Error(ENOENT);
-  if (c.KernelActs(3)) return Answer::Continue();  // TRUNCATE from ABI 3
   struct stat st;
   if (fstat(r.object.get(), &st) != 0) return Answer::Error(errno);
   const std::string via = ProcFd(r.object.get());
@@ -266,13 +262,11 @@ Answer SuperviseMutation(Call& c) {
   }
   const int nr = c.nr();
   Resolved r;
-  // Each makes or removes a name: Landlock governs it from ABI 1.
   auto name_call = [&](auto act) -> Answer {
     if (int e = JudgeName(c, m.op, m.dirfd, m.path, &r); e < 0) {
       return Answer::Error(-e);
     }
     if (!c.Live()) return Answer::Error(ENOENT);
-    if (c.KernelActs(1)) return Answer::Continue();
     return Answer::Result(Done(act()));
   };
   switch (nr) {

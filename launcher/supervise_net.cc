@@ -367,15 +367,6 @@ Answer ConnectOrBind(Call& c, bool binding) {
   }
   if (!d.named) return Answer::Error(binding ? EINVAL : EINVAL);
   if (!c.Live()) return Answer::Error(ENOENT);
-  // TCP from ABI 4; a Unix socket's file made by bind from ABI 1.
-  const bool tcp = (socket->kind.family == AF_INET ||
-                    socket->kind.family == AF_INET6) &&
-                   socket->kind.type == SOCK_STREAM;
-  if ((tcp && c.KernelActs(4)) ||
-      (binding && socket->kind.family == AF_UNIX && d.pin.valid() &&
-       c.KernelActs(1))) {
-    return Answer::Continue();
-  }
   if (!binding) return Connect(std::move(socket), std::move(d));
   const sockaddr* sa = reinterpret_cast<const sockaddr*>(&d.addr);
   if (bind(socket->fd.get(), sa, d.len) < 0) return Answer::Error(errno);

@@ -23,19 +23,6 @@ std::string Either(bool landlock, const std::string& with,
   return landlock ? with : without;
 }
 
-// Without a cgroup per chain the supervisor cannot tell which section a
-// process runs in, so where the policy has sections and Landlock stacks
-// their rulesets, it leaves each allowed call Landlock governs (from ABI
-// `from`) to the kernel, under the caller's own rulesets, rather than make
-// it with klaunch's rights (supervise.h, Settings::sections_landlock_abi).
-std::string LeftToTheKernel(const Setting& s, int from) {
-  if (s.cgroup || s.landlock_abi < from) return "";
-  return absl::StrCat(
-      "; where the policy has program sections: ", kNotHeld,
-      " against a swap (the kernel makes the call; what it then reaches "
-      "is bounded by the caller's Landlock rulesets)");
-}
-
 }  // namespace
 
 std::vector<Setting> MatrixSettings() {
@@ -119,8 +106,7 @@ std::vector<Holding> WhatHolds(const Setting& s) {
         "AttackTag.AForgedTagCannotSetAnExtendedAttributeOnAFileOutsideTheWriteRoots"}});
   rows.push_back(
       {"swap a symlink between the verdict and the use",
-       absl::StrCat("supervisor (opens by the resolved object)",
-                    LeftToTheKernel(s, 1)),
+       "supervisor (opens by the resolved object)",
        {"Seccomp.ASymlinkSwappedDuringAStaticOpenLoopNeverReadsTheSecret"}});
   rows.push_back(
       {"run a program or command line the policy refuses, or rewrite the "
@@ -148,8 +134,7 @@ std::vector<Holding> WhatHolds(const Setting& s) {
       {"connect over TCP to a refused address or port, or rewrite the "
        "address after the verdict",
        absl::StrCat("supervisor (it connects a copy of the socket itself)",
-                    s.landlock_abi >= 4 ? "; Landlock by port" : "",
-                    LeftToTheKernel(s, 4)),
+                    s.landlock_abi >= 4 ? "; Landlock by port" : ""),
        {"AttackRace.AConnectAddressRewrittenAfterTheSupervisorsVerdictNeverReachesAForbiddenAddress",
         "AttackRace.AConnectAddressRewrittenAfterTheShimsVerdictNeverReachesAForbiddenAddress",
         "AttackRace.AFastOpenSendmsgWhoseNameAppearsAfterTheSupervisorsVerdictNeverConnects",
@@ -255,13 +240,12 @@ std::vector<Holding> WhatHolds(const Setting& s) {
        Either(s.cgroup,
               absl::StrCat("supervisor (a cgroup per chain of sections)",
                            landlock ? ", Landlock" : ""),
-              absl::StrCat(kNotHeld,
-                           " in full below CMD (the supervisor knows CMD's "
-                           "sections only): the shim holds dynamic programs",
-                           landlock ? "; Landlock the files and ports it "
-                                      "expresses (the supervisor leaves those "
-                                      "calls to the kernel)"
-                                    : "")),
+              absl::StrCat(
+                  kNotHeld,
+                  " below CMD (the supervisor knows CMD's sections only): the "
+                  "shim holds a dynamic program's libc calls; a static "
+                  "program, a direct call or a forged tag gets CMD's rights "
+                  "for every call the supervisor makes for it")),
        {"Sections.AStaticProgramBelowCmdIsHeldToItsSectionEvenOnceOrphaned",
         "Sections.AProgramCannotMoveItselfOutOfItsSectionsCgroup",
         "Sections.AProgramThatDropsItsSectionFromTheEnvironmentIsStillHeld"}});

@@ -22,6 +22,8 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -333,17 +335,24 @@ struct ChildReport {
   int error = 0;
 };
 
-// The child's half of installing the filter: load it, tell klaunch the
-// listener's number and wait until klaunch has taken its own copy
-// (pidfd_getfd), then keep none (a program holding it could answer for
-// itself). Only read and write follow the load: every call that passes a
-// descriptor is the supervisor's to judge, and there is none yet. Returns 0
-// or an errno.
-int InstallInChild(const std::vector<sock_filter>& filter, int channel) {
+// The child's half of installing the filter: receive the program from
+// klaunch, which builds it meanwhile, into `room` (made before the fork:
+// nothing is allocated here), load it, tell klaunch the listener's number
+// and wait until klaunch has taken its own copy (pidfd_getfd), then keep
+// none (a program holding it could answer for itself). Only read and write
+// follow the load: every call that passes a descriptor is the supervisor's
+// to judge, and there is none yet. Returns 0 or an errno.
+int InstallInChild(absl::Span<sock_filter> room, int channel) {
+  ssize_t got;
+  do {
+    got = read(channel, room.data(), room.size() * sizeof(sock_filter));
+  } while (got < 0 && errno == EINTR);
+  if (got <= 0 || got % sizeof(sock_filter) != 0) return EPROTO;
   // klaunch is not dumpable, nor is its fork until it execs: pidfd_getfd
   // needs this process to be.
   prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
-  const int listener = LoadFilter(filter, /*wait_killable=*/true);
+  const int listener =
+      LoadFilter(room.first(got / sizeof(sock_filter)), /*wait_killable=*/true);
   if (listener < 0) return -listener;
   char taken = 0;
   int err = 0;
@@ -356,8 +365,15 @@ int InstallInChild(const std::vector<sock_filter>& filter, int channel) {
   return err;
 }
 
-// klaunch's half: its copy of the child's listener, or -1.
-int ReceiveListener(int channel, pid_t child) {
+// klaunch's half: sends the program, then takes its copy of the child's
+// listener. The descriptor, or -1.
+int ReceiveListener(int channel, pid_t child,
+                    const std::vector<sock_filter>& program) {
+  const size_t bytes = program.size() * sizeof(sock_filter);
+  if (send(channel, program.data(), bytes, MSG_NOSIGNAL) !=
+      static_cast<ssize_t>(bytes)) {
+    return -1;
+  }
   int number = -1;
   ssize_t n;
   do {
@@ -671,7 +687,6 @@ int RunProgram(const RunOptions& o) {
   // The seccomp layer: built here, loaded by the child before its exec.
   const bool seccomp = !o.no_seccomp;
   uint64_t cookie = 0;
-  std::vector<sock_filter> filter;
   supervise::Settings settings;
   // The policy's host names, resolved by klaunch, for programs that resolve
   // names where the shim cannot see it (static binaries, Go).
@@ -771,6 +786,20 @@ int RunProgram(const RunOptions& o) {
     Say(absl::StrCat("--require landlock: ", landlock));
     return kExitKlaunchFailed;
   }
+  // libseccomp takes some 7 ms to build the filter on this kind of machine:
+  // it is built on a thread of its own while the reaper starts CMD's child,
+  // which joins its cgroup, takes its Landlock rulesets and then waits for
+  // the program on the channel (InstallInChild). Nothing writes the policy
+  // from here on.
+  absl::StatusOr<std::vector<sock_filter>> filter =
+      absl::UnavailableError("the seccomp filter was not built");
+  std::thread filter_builder;
+  struct JoinOnExit {
+    std::thread& t;
+    ~JoinOnExit() {
+      if (t.joinable()) t.join();
+    }
+  } join_builder{filter_builder};
   if (seccomp) {
     // The tag buys a skip of the supervisor only where Landlock enforces
     // the policy's answer anyway (seccomp_filter.h).
@@ -780,12 +809,13 @@ int RunProgram(const RunOptions& o) {
     fs.writes_exact = ruleset >= 0 && LandlockEnforcesWrites(plan, *policy);
     fs.truncate_right = ruleset >= 0 && plan.abi >= 3;
     fs.signals_scoped = ruleset >= 0 && LandlockScopesSignals(plan);
-    absl::StatusOr<std::vector<sock_filter>> built = BuildFilter(fs, *policy);
-    if (!built.ok()) {
-      Say(std::string(built.status().message()));
-      return kExitKlaunchFailed;
+    const Policy& built_from = *policy;
+    try {
+      filter_builder = std::thread(
+          [&filter, fs, &built_from] { filter = BuildFilter(fs, built_from); });
+    } catch (const std::system_error&) {
+      filter = BuildFilter(fs, built_from);
     }
-    filter = *std::move(built);
   }
   std::string layers = absl::StrCat(
       "shim, ", seccomp ? "seccomp" : "no seccomp (--no-seccomp)", ", ",
@@ -838,6 +868,7 @@ int RunProgram(const RunOptions& o) {
   const std::string cgroup_procs =
       run_cgroup != nullptr ? run_cgroup->procs() : "";
   const std::vector<int> drop = PowersToDrop(*policy);
+  std::vector<sock_filter> filter_room(seccomp ? BPF_MAXINSNS : 0);
 
   // CMD's child, forked by the reaper: only what is async-signal-safe.
   const auto child = [&] {
@@ -864,7 +895,8 @@ int RunProgram(const RunOptions& o) {
     }
     if (r.error == 0 && seccomp) {
       close(channel[0]);
-      if ((r.error = InstallInChild(filter, channel[1])) != 0) {
+      if ((r.error = InstallInChild(absl::MakeSpan(filter_room),
+                                    channel[1])) != 0) {
         r.stage = ChildReport::kSeccomp;
       }
     }
@@ -900,8 +932,15 @@ int RunProgram(const RunOptions& o) {
   std::unique_ptr<Supervisor> supervisor;
   if (seccomp) {
     close(channel[1]);
-    const int listener = ReceiveListener(channel[0], cmd_pid);
+    if (filter_builder.joinable()) filter_builder.join();
+    const int listener =
+        filter.ok() ? ReceiveListener(channel[0], cmd_pid, *filter) : -1;
     close(channel[0]);
+    if (!filter.ok()) {
+      // CMD's child waits for a program that will not come.
+      kill(cmd_pid, SIGKILL);
+      Say(std::string(filter.status().message()));
+    }
     if (listener >= 0) {
       absl::StatusOr<std::unique_ptr<Supervisor>> started =
           Supervisor::Start(listener, settings);

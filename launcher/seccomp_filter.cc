@@ -427,7 +427,7 @@ bool FilterCanWaitKillable(std::string* why) {
   return false;
 }
 
-int LoadFilter(const std::vector<sock_filter>& program, bool wait_killable) {
+int LoadFilter(absl::Span<const sock_filter> program, bool wait_killable) {
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -errno;
   sock_fprog prog{static_cast<unsigned short>(program.size()),
                   const_cast<sock_filter*>(program.data())};

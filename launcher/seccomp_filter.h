@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "core/policy.h"
 
 namespace klaunch {
@@ -85,7 +86,7 @@ bool FilterCanWaitKillable(std::string* why);
 
 // In the child, after fork: sets no_new_privs and loads `program`. Returns
 // the listener descriptor, or -errno. Async-signal-safe (no allocation).
-int LoadFilter(const std::vector<sock_filter>& program, bool wait_killable);
+int LoadFilter(absl::Span<const sock_filter> program, bool wait_killable);
 
 // True when this kernel can take a filter with a listener (seccomp user
 // notification); `why` says what is missing otherwise.

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <system_error>
 #include <vector>
 
 namespace klaunch::supervise {
@@ -73,7 +74,6 @@ Waiter::Waiter(int listener) : listener_(listener) {
   ev.events = EPOLLIN;
   ev.data.u64 = kWake;
   epoll_ctl(epoll_, EPOLL_CTL_ADD, wake_, &ev);
-  thread_ = std::thread([this] { Run(); });
 }
 
 Waiter::~Waiter() {
@@ -108,6 +108,17 @@ void Waiter::Arm(uint64_t id, const Entry& e) {
 void Waiter::Add(uint64_t id, pid_t tid, std::shared_ptr<Pending> pending) {
   std::lock_guard<std::mutex> lock(mu_);
   if (stopping_) return;  // the run ends: the call fails with ENOSYS
+  // Started with the first call that waits: most runs have none.
+  if (!thread_.joinable()) {
+    try {
+      thread_ = std::thread([this] { Run(); });
+    } catch (const std::system_error&) {
+      // Out of threads (the program can exhaust them: it runs as the same
+      // user): this call fails rather than wait for ever.
+      Respond(listener_, id, Answer::Error(EAGAIN));
+      return;
+    }
+  }
   Entry e{tid, std::move(pending), NowMs() + 1, 1};
   Arm(id, e);
   calls_.emplace(id, std::move(e));

@@ -5,7 +5,8 @@
 //
 //   waiter.Add(req.id, req.pid, std::move(pending));  // answered later
 //
-// A pending call is retried when its descriptor is ready (or, with none,
+// The waiting thread starts with the first pending call. A pending call is
+// retried when its descriptor is ready (or, with none,
 // on a timer that backs off from 1 to 50 ms) and answered when it no longer
 // would block. Every 50 ms each is checked: a target that is gone (killed,
 // or its notification otherwise dead) is dropped, with the descriptors the

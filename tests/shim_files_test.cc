@@ -1364,6 +1364,32 @@ TEST(ShimFiles, TheShimLeavesTheStandardStreamsUnmade) {
   EXPECT_THAT(defined, Not(Contains("_ZNSt8ios_base4InitC2Ev")));
 }
 
+// Most programs (sh, coreutils, git) load no libm of their own: the shim
+// must not make each load one more library, and, under the seccomp layer,
+// make the loader open one more file the supervisor judges
+// (shim/no_libm.cc).
+TEST(ShimFiles, TheShimNeedsOnlyLibc) {
+  const std::string shim = RequiredEnv("KLAUNCH_SHIM");
+  ProcessResult r = RunProcess({"/usr/bin/readelf", "-d", shim});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> needed;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);) {
+    const size_t open = line.find("Shared library: [");
+    if (open == std::string::npos) continue;
+    const size_t from = open + 17;
+    needed.push_back(line.substr(from, line.find(']', from) - from));
+  }
+  for (const std::string& lib : needed) {
+    if (lib.rfind("libabsl", 0) == 0 || lib.rfind("libre2", 0) == 0) {
+      GTEST_SKIP() << shim << " links Abseil and RE2 as shared libraries "
+                   << "(built without deps/: scripts/fetch-pic-sources)";
+    }
+  }
+  EXPECT_THAT(needed, ::testing::UnorderedElementsAre("libc.so.6",
+                                                      "ld-linux-x86-64.so.2"));
+}
+
 // --- 14. ordinary work -----------------------------------------------------------
 
 constexpr char kCoreutilsScript[] = R"SH(set -e

@@ -24,17 +24,33 @@
 namespace klaunch::supervise {
 namespace {
 
+// How a call treats a final "name/": a call on the directory entry itself
+// (mkdir, rmdir, unlink, mknod, symlink, rename, link) never follows a
+// symlink there, the slash only asks for a directory, and the kernel is
+// handed the name with its slash (Resolved::EntryName); the AT_SYMLINK_NOFOLLOW
+// forms of the other calls follow it, as a lookup does.
+enum class Slash { kEntry, kFollows };
+
 // A name judged as a write: its directory pinned, the last component kept.
 // 0, or -errno to answer with.
 int JudgeName(Call& c, const char* op, int dirfd, const PathArg& arg,
-              Resolved* r) {
+              Slash slash, Resolved* r) {
   if (arg.error < 0) return arg.error;
   const std::string& path = arg.path;
-  const int rc = Resolve(c.target(), dirfd, path, false, r);
+  // An entry call's "name/" is resolved as "name" (Resolve follows a final
+  // symlink under a slash), and the slash given back to the kernel.
+  std::string entry = path;
+  bool slashed = false;
+  while (slash == Slash::kEntry && entry.size() > 1 && entry.back() == '/') {
+    entry.pop_back();
+    slashed = true;
+  }
+  const int rc = Resolve(c.target(), dirfd, entry, false, r);
+  if (slashed) r->trailing_slash = true;
   if (rc < 0 && !(rc == -ENOENT && r->parent.valid())) {
     return c.JudgeMissing(op, Access::kWrite, dirfd, path) ? rc : -EACCES;
   }
-  if (r->trailing_slash && r->object.valid()) {
+  if (slash == Slash::kFollows && r->trailing_slash && r->object.valid()) {
     // "name/" names what a symlink there points at.
     Resolved followed;
     if (Resolve(c.target(), dirfd, path, true, &followed) == 0) {
@@ -103,9 +119,9 @@ bool Ends(int e) { return e < 0 && e != -EACCES; }
 Answer Rename(Call& c, const MutationCall& m) {
   const char* op = m.op;
   Resolved from, to;
-  const int e_from = JudgeName(c, op, m.dirfd, m.path, &from);
+  const int e_from = JudgeName(c, op, m.dirfd, m.path, Slash::kEntry, &from);
   if (Ends(e_from)) return Answer::Error(-e_from);
-  const int e_to = JudgeName(c, op, m.new_dirfd, m.new_path, &to);
+  const int e_to = JudgeName(c, op, m.new_dirfd, m.new_path, Slash::kEntry, &to);
   if (Ends(e_to)) return Answer::Error(-e_to);
   int e = BothEnds(e_from, e_to);
   // Moving a directory moves everything below it: a deny entry must not be
@@ -124,15 +140,17 @@ Answer Rename(Call& c, const MutationCall& m) {
   if (m.flags & RENAME_EXCHANGE) judge_move(to);
   if (e < 0) return Answer::Error(-e);
   if (!c.Live()) return Answer::Error(ENOENT);
-  return Answer::Result(Done(renameat2(from.parent.get(), from.last.c_str(),
-                                       to.parent.get(), to.last.c_str(),
+  return Answer::Result(Done(renameat2(from.parent.get(),
+                                       from.EntryName().c_str(),
+                                       to.parent.get(), to.EntryName().c_str(),
                                        static_cast<unsigned>(m.flags))));
 }
 
 Answer Link(Call& c, const MutationCall& m) {
   const int flags = m.flags;
   Resolved to;
-  const int e_to = JudgeName(c, "link", m.new_dirfd, m.new_path, &to);
+  const int e_to =
+      JudgeName(c, "link", m.new_dirfd, m.new_path, Slash::kEntry, &to);
   if (Ends(e_to)) return Answer::Error(-e_to);
   // A hard link is a second name for the source: writing through it writes
   // the source, so the source must be writable as well.
@@ -145,14 +163,16 @@ Answer Link(Call& c, const MutationCall& m) {
     if (!c.Live()) return Answer::Error(ENOENT);
     return Answer::Result(Done(linkat(AT_FDCWD,
                                       ProcFd(from.object.get()).c_str(),
-                                      to.parent.get(), to.last.c_str(),
+                                      to.parent.get(), to.EntryName().c_str(),
                                       AT_SYMLINK_FOLLOW)));
   }
-  const int e_from = JudgeName(c, "link", m.dirfd, m.path, &from);
+  const int e_from =
+      JudgeName(c, "link", m.dirfd, m.path, Slash::kEntry, &from);
   if (int e = BothEnds(e_from, e_to); e < 0) return Answer::Error(-e);
   if (!c.Live()) return Answer::Error(ENOENT);
-  return Answer::Result(Done(linkat(from.parent.get(), from.last.c_str(),
-                                    to.parent.get(), to.last.c_str(), 0)));
+  return Answer::Result(Done(linkat(from.parent.get(), from.EntryName().c_str(),
+                                    to.parent.get(), to.EntryName().c_str(),
+                                    0)));
 }
 
 // A call on a name (at = the name is not followed) or on the object.
@@ -162,7 +182,7 @@ Answer NameOrObject(Call& c, const char* op, int dirfd, const PathArg& path,
                     OnObject on_object) {
   Resolved r;
   if (nofollow) {
-    if (int e = JudgeName(c, op, dirfd, path, &r); e < 0) {
+    if (int e = JudgeName(c, op, dirfd, path, Slash::kFollows, &r); e < 0) {
       return Answer::Error(-e);
     }
     if (!r.object.valid()) return Answer::Error(ENOENT);
@@ -263,7 +283,8 @@ Answer SuperviseMutation(Call& c) {
   const int nr = c.nr();
   Resolved r;
   auto name_call = [&](auto act) -> Answer {
-    if (int e = JudgeName(c, m.op, m.dirfd, m.path, &r); e < 0) {
+    if (int e = JudgeName(c, m.op, m.dirfd, m.path, Slash::kEntry, &r);
+        e < 0) {
       return Answer::Error(-e);
     }
     if (!c.Live()) return Answer::Error(ENOENT);
@@ -273,16 +294,16 @@ Answer SuperviseMutation(Call& c) {
     case SYS_unlink:
     case SYS_unlinkat:
       return name_call([&] {
-        return unlinkat(r.parent.get(), r.last.c_str(), m.flags);
+        return unlinkat(r.parent.get(), r.EntryName().c_str(), m.flags);
       });
     case SYS_rmdir:
       return name_call([&] {
-        return unlinkat(r.parent.get(), r.last.c_str(), AT_REMOVEDIR);
+        return unlinkat(r.parent.get(), r.EntryName().c_str(), AT_REMOVEDIR);
       });
     case SYS_mkdir:
     case SYS_mkdirat:
       return name_call([&] {
-        return mkdirat(r.parent.get(), r.last.c_str(),
+        return mkdirat(r.parent.get(), r.EntryName().c_str(),
                        m.mode & ~c.target().umask());
       });
     case SYS_mknod:
@@ -294,7 +315,7 @@ Answer SuperviseMutation(Call& c) {
         return Answer::Error(EPERM);
       }
       return name_call([&] {
-        return mknodat(r.parent.get(), r.last.c_str(),
+        return mknodat(r.parent.get(), r.EntryName().c_str(),
                        (m.mode & S_IFMT) | (m.mode & 07777 & ~c.target().umask()),
                        m.dev);
       });
@@ -304,7 +325,7 @@ Answer SuperviseMutation(Call& c) {
       // The target is only text until something follows it.
       return name_call([&] {
         return symlinkat(m.link_text.path.c_str(), r.parent.get(),
-                         r.last.c_str());
+                         r.EntryName().c_str());
       });
     case SYS_rename:
     case SYS_renameat:

@@ -100,6 +100,10 @@ struct Resolved {
 
   // The parent's kernel path joined with `last`.
   std::string NamePath() const;
+  // `last` as a call on the entry itself (mkdir, rmdir, unlink, rename)
+  // hands it to the kernel: with the trailing slash, which never follows a
+  // symlink there but asks for a directory.
+  std::string EntryName() const { return trailing_slash ? last + "/" : last; }
 };
 
 // Resolves (dirfd, path) as the target's own call would, following a final

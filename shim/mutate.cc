@@ -188,19 +188,19 @@ using namespace klaunch::shim;  // NOLINT: the wrappers below are C symbols
 KL_EXPORT int unlink(const char* path) {
   return AtName("unlink", kW, AT_FDCWD, path, [](int d, const char* n) {
     return sys(SYS_unlinkat, d, n, 0);
-  });
+  }, Slash::kEntry);
 }
 
 KL_EXPORT int unlinkat(int dirfd, const char* path, int flags) {
   return AtName("unlinkat", kW, dirfd, path, [&](int d, const char* n) {
     return sys(SYS_unlinkat, d, n, flags);
-  });
+  }, Slash::kEntry);
 }
 
 KL_EXPORT int rmdir(const char* path) {
   return AtName("rmdir", kW, AT_FDCWD, path, [](int d, const char* n) {
     return sys(SYS_unlinkat, d, n, AT_REMOVEDIR);
-  });
+  }, Slash::kEntry);
 }
 
 KL_EXPORT int remove(const char* path) {
@@ -208,7 +208,7 @@ KL_EXPORT int remove(const char* path) {
     long r = sys(SYS_unlinkat, d, n, 0);
     if (r == -EISDIR) r = sys(SYS_unlinkat, d, n, AT_REMOVEDIR);
     return r;
-  });
+  }, Slash::kEntry);
 }
 
 KL_EXPORT int rename(const char* oldpath, const char* newpath) {
@@ -226,12 +226,12 @@ KL_EXPORT int renameat2(int olddirfd, const char* oldpath, int newdirfd,
 KL_EXPORT int mkdir(const char* path, mode_t mode) {
   return AtName("mkdir", kW, AT_FDCWD, path, [&](int d, const char* n) {
     return sys(SYS_mkdirat, d, n, mode);
-  });
+  }, Slash::kEntry);
 }
 KL_EXPORT int mkdirat(int dirfd, const char* path, mode_t mode) {
   return AtName("mkdirat", kW, dirfd, path, [&](int d, const char* n) {
     return sys(SYS_mkdirat, d, n, mode);
-  });
+  }, Slash::kEntry);
 }
 
 KL_EXPORT int mknodat(int dirfd, const char* path, mode_t mode, dev_t dev) {
@@ -247,7 +247,7 @@ KL_EXPORT int mknodat(int dirfd, const char* path, mode_t mode, dev_t dev) {
   }
   return AtName("mknod", kW, dirfd, path, [&](int d, const char* n) {
     return sys(SYS_mknodat, d, n, mode, dev);
-  });
+  }, Slash::kEntry);
 }
 KL_EXPORT int mknod(const char* path, mode_t mode, dev_t dev) {
   return mknodat(AT_FDCWD, path, mode, dev);
@@ -263,7 +263,7 @@ KL_EXPORT int symlinkat(const char* target, int dirfd, const char* linkpath) {
   // The target is only text until something follows it, and is judged then.
   return AtName("symlink", kW, dirfd, linkpath, [&](int d, const char* n) {
     return sys(SYS_symlinkat, target, d, n);
-  });
+  }, Slash::kEntry);
 }
 KL_EXPORT int symlink(const char* target, const char* linkpath) {
   return symlinkat(target, AT_FDCWD, linkpath);

@@ -54,9 +54,17 @@ long AtObject(const char* op, Access access, int dirfd, const char* path,
   return AtObjectIn(scope, op, access, dirfd, path, follow, empty_path, act);
 }
 
+// How a call treats a final "name/": a lookup (lstat, readlink, the
+// AT_SYMLINK_NOFOLLOW forms) follows a symlink there; a call on the
+// directory entry itself (mkdir, rmdir, unlink, mknod, symlink) never does,
+// the slash only asks for a directory, so the name is judged and handed to
+// the kernel as it is (git init makes ".git/" it just made, and wants
+// EEXIST; rmdir("d/") must remove d).
+enum class Slash { kFollows, kEntry };
+
 template <typename Act>
 long AtName(const char* op, Access access, int dirfd, const char* path,
-            Act act) {
+            Act act, Slash slash = Slash::kFollows) {
   Scope scope;
   if (scope.nested() || path == nullptr) return Ret(act(dirfd, path));
   PinnedParent parent;
@@ -66,7 +74,8 @@ long AtName(const char* op, Access access, int dirfd, const char* path,
     return Failed(r);
   }
   const size_t last_len = strlen(parent.last);
-  if (last_len > 0 && parent.last[last_len - 1] == '/') {
+  if (slash == Slash::kFollows && last_len > 0 &&
+      parent.last[last_len - 1] == '/') {
     // "name/" makes the kernel follow a final symlink even for calls that
     // otherwise act on the name: judge and act on what it resolves to.
     PinnedObject obj;

@@ -570,6 +570,39 @@ TEST_F(Seccomp, AuditModeAppliesNoLandlockAndTheLogSaysWhichLayersRan) {
   }
 }
 
+// Calls on a directory entry named with a trailing slash answer as the
+// kernel does, whoever makes them: a dynamic program through the shim, a
+// static one to the supervisor, which judges every write here (a deny entry
+// inside the workspace). git init makes ".git/" it just made and wants
+// EEXIST; both layers once refused it, judging the shim's
+// /proc/self/fd/N/ as a write there, and a trailing-slash rmdir of a link
+// removed the directory it points to.
+TEST_F(Seccomp, CallsOnANameWithATrailingSlashAnswerAsTheKernelDoes) {
+  UseAPolicyDenyingAWorkspaceFile();
+  const std::string src =
+      RequiredEnv("KLAUNCH_TEST_PROGRAMS") + "/entry_slash.c";
+  const std::string dyn = ws() + "/entry_slash";
+  const std::string stat = ws() + "/entry_slash_static";
+  ASSERT_EQ(RunProcess({"/usr/bin/gcc", "-O1", "-o", dyn, src}).exit_code, 0);
+  ASSERT_EQ(
+      RunProcess({"/usr/bin/gcc", "-O1", "-static", "-o", stat, src}).exit_code,
+      0);
+  TempDir native;
+  ProcessOptions here;
+  here.cwd = native.path();
+  const ProcessResult want = RunProcess({dyn}, here);
+  ASSERT_EQ(want.exit_code, 0) << want.err;
+  ASSERT_THAT(want.out, HasSubstr("mkdir d/ 17\n"));
+  for (const std::string& prog : {dyn, stat}) {
+    RunProcess({"/bin/sh", "-c", "cd " + ws() + " && rm -rf d l m"});
+    const ProcessResult r = Run({prog});
+    EXPECT_EQ(r.out, want.out) << prog << "\n" << r.err;
+    for (const std::string& line : LogLines()) {
+      EXPECT_NE(Field(line, "verdict"), "deny") << prog << ": " << line;
+    }
+  }
+}
+
 TEST_F(Seccomp, TheShimsOwnCallsAreNotSentToTheSupervisor) {
   // cat reading an admitted file under the shim: its judged opens carry the
   // cookie, so nothing is refused or recorded by the seccomp layer, and a

@@ -1545,6 +1545,30 @@ int main(int argc, char** argv) {
 namespace klaunch::testing {
 namespace {
 
+// Calls on a directory entry named with a trailing slash answer as the
+// kernel does under the shim alone (Seccomp.CallsOnANameWithATrailing...
+// runs the same program under every layer). The shim acted on an existing
+// "d/e/" through its pin (/proc/self/fd/N/), where rmdir fails ENOTDIR.
+TEST(ShimFiles, CallsOnANameWithATrailingSlashAnswerAsTheKernelDoes) {
+  Sandbox box(
+      "extends = \"workspace-write\"\n[filesystem]\n"
+      "deny = [\"**/.env\"]\n");
+  const std::string prog = box.Path("entry_slash");
+  ASSERT_EQ(RunProcess({"/usr/bin/gcc", "-O1", "-o", prog,
+                        RequiredEnv("KLAUNCH_TEST_PROGRAMS") +
+                            "/entry_slash.c"})
+                .exit_code,
+            0);
+  TempDir native;
+  ProcessOptions here;
+  here.cwd = native.path();
+  const ProcessResult want = RunProcess({prog}, here);
+  ASSERT_EQ(want.exit_code, 0) << want.err;
+  const ProcessResult r = box.Run({prog});
+  EXPECT_EQ(r.out, want.out) << Show(r);
+  EXPECT_THAT(box.AuditLines(), IsEmpty());
+}
+
 TEST(ShimFiles, ATrailingSlashCannotMakeANameCallFollowALinkOutOfTheRoots) {
   Sandbox box(
       "extends = \"read-only\"\n[filesystem]\nworkspace_writable = true\n"

@@ -128,8 +128,10 @@ Answer SuperviseOpen(Call& c) {
   }
   if (!JudgeObject(c, o, access, r)) return Answer::Error(EACCES);
 
-  struct stat st;
-  if (fstat(r.object.get(), &st) != 0) return Answer::Error(errno);
+  struct stat st = r.st;
+  if (!r.stat_known && fstat(r.object.get(), &st) != 0) {
+    return Answer::Error(errno);
+  }
   if (o.flags & O_PATH) {
     if ((o.flags & O_DIRECTORY) && !S_ISDIR(st.st_mode)) {
       return Answer::Error(ENOTDIR);

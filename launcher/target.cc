@@ -265,6 +265,8 @@ int Resolve(Target& target, int dirfd, const std::string& path, bool follow,
     }
     if (is_last) {
       if (out->trailing_slash && !S_ISDIR(st.st_mode)) return -ENOTDIR;
+      out->st = st;
+      out->stat_known = true;
       out->object = std::move(fd);
       out->parent = std::move(cur);
       out->last = std::move(name);

@@ -15,6 +15,7 @@
 #ifndef KLAUNCH_LAUNCHER_TARGET_H_
 #define KLAUNCH_LAUNCHER_TARGET_H_
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -97,6 +98,10 @@ struct Resolved {
   // (an exec's chain of names: mypy -> python3 -> python3.11).
   std::vector<std::string> links;
   bool trailing_slash = false;
+  // What fstat said of `object` while resolving, when `stat_known`: a
+  // supervised open need not ask again (each system call counts, PERFORMANCE.md).
+  struct stat st {};
+  bool stat_known = false;
 
   // The parent's kernel path joined with `last`.
   std::string NamePath() const;

@@ -12,8 +12,9 @@
 // every thread busy (up to kMaxWorkers), so that waiting answers, questions
 // the person has not answered yet among them, never hold up the others.
 // (A thread costs about 0.3 ms to start here, and the program's first exec
-// waits for the supervisor: threads no call needs are not made up front.) The supervisor ends when
-// Stop is called or when no process uses the filter any more.
+// waits for the supervisor: threads no call needs are not made up front.)
+// The supervisor ends when Stop is called or when no process uses the
+// filter any more.
 //
 // If klaunch dies, the kernel answers every pending and later notification
 // with ENOSYS: the sandboxed processes fail closed.

@@ -130,6 +130,14 @@ std::string TempDir::Write(const std::string& name,
   return p;
 }
 
+ProcessResult RunNativelyInAnEmptyDirectory(
+    const std::vector<std::string>& argv) {
+  TempDir dir;
+  ProcessOptions here;
+  here.cwd = dir.path();
+  return RunProcess(argv, here);
+}
+
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream s;

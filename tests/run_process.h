@@ -48,6 +48,10 @@ class TempDir {
   std::string path_;
 };
 
+// `argv` run natively in a fresh empty directory: the kernel's own answers,
+// for a test that runs the same program under klaunch to compare.
+ProcessResult RunNativelyInAnEmptyDirectory(const std::vector<std::string>& argv);
+
 std::string ReadFile(const std::string& path);
 bool Exists(const std::string& path);
 

@@ -587,10 +587,7 @@ TEST_F(Seccomp, CallsOnANameWithATrailingSlashAnswerAsTheKernelDoes) {
   ASSERT_EQ(
       RunProcess({"/usr/bin/gcc", "-O1", "-static", "-o", stat, src}).exit_code,
       0);
-  TempDir native;
-  ProcessOptions here;
-  here.cwd = native.path();
-  const ProcessResult want = RunProcess({dyn}, here);
+  const ProcessResult want = RunNativelyInAnEmptyDirectory({dyn});
   ASSERT_EQ(want.exit_code, 0) << want.err;
   ASSERT_THAT(want.out, HasSubstr("mkdir d/ 17\n"));
   for (const std::string& prog : {dyn, stat}) {

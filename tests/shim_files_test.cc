@@ -1559,10 +1559,7 @@ TEST(ShimFiles, CallsOnANameWithATrailingSlashAnswerAsTheKernelDoes) {
                             "/entry_slash.c"})
                 .exit_code,
             0);
-  TempDir native;
-  ProcessOptions here;
-  here.cwd = native.path();
-  const ProcessResult want = RunProcess({prog}, here);
+  const ProcessResult want = RunNativelyInAnEmptyDirectory({prog});
   ASSERT_EQ(want.exit_code, 0) << want.err;
   const ProcessResult r = box.Run({prog});
   EXPECT_EQ(r.out, want.out) << Show(r);

@@ -9,162 +9,73 @@
 #include <cstdio>
 
 #include "absl/status/status.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "core/json.h"
 
 namespace klaunch {
 namespace {
 
-void AppendString(std::string* out, absl::string_view s) {
-  out->push_back('"');
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out->push_back('\\');
-      out->push_back(static_cast<char>(c));
-    } else if (c < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-      out->append(buf);
-    } else {
-      out->push_back(static_cast<char>(c));
-    }
+// `"name":value`, and where the value is not UTF-8 (so JSON cannot hold it
+// as it is) `"name_base64":` its exact bytes too.
+void AppendField(std::string* out, absl::string_view name,
+                 absl::string_view value) {
+  absl::StrAppend(out, ",\"", name, "\":");
+  AppendJsonString(out, value);
+  if (!IsUtf8(value)) {
+    absl::StrAppend(out, ",\"", name, kBytesSuffix, "\":\"",
+                    absl::Base64Escape(value), "\"");
   }
-  out->push_back('"');
 }
-
-// A reader for the flat objects FormatAuditLine writes: string and integer
-// values only.
-class Reader {
- public:
-  explicit Reader(absl::string_view s) : s_(s) {}
-  void Space() {
-    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t')) ++i_;
-  }
-  bool Eat(char c) {
-    Space();
-    if (i_ < s_.size() && s_[i_] == c) {
-      ++i_;
-      return true;
-    }
-    return false;
-  }
-  bool String(std::string* out) {
-    if (!Eat('"')) return false;
-    while (i_ < s_.size()) {
-      char c = s_[i_++];
-      if (c == '"') return true;
-      if (c != '\\') {
-        out->push_back(c);
-        continue;
-      }
-      if (i_ >= s_.size()) return false;
-      char e = s_[i_++];
-      switch (e) {
-        case 'n':
-          out->push_back('\n');
-          break;
-        case 't':
-          out->push_back('\t');
-          break;
-        case 'u': {
-          if (i_ + 4 > s_.size()) return false;
-          unsigned v = 0;
-          for (int k = 0; k < 4; ++k) {
-            char h = s_[i_++];
-            v <<= 4;
-            if (h >= '0' && h <= '9') v |= h - '0';
-            else if (h >= 'a' && h <= 'f') v |= h - 'a' + 10;
-            else if (h >= 'A' && h <= 'F') v |= h - 'A' + 10;
-            else return false;
-          }
-          if (v > 0x7f) return false;  // only what the writer escapes
-          out->push_back(static_cast<char>(v));
-          break;
-        }
-        default:
-          out->push_back(e);
-      }
-    }
-    return false;
-  }
-  bool Integer(long* out) {
-    Space();
-    bool neg = Eat('-');
-    size_t start = i_;
-    long v = 0;
-    while (i_ < s_.size() && s_[i_] >= '0' && s_[i_] <= '9') {
-      v = v * 10 + (s_[i_++] - '0');
-    }
-    *out = neg ? -v : v;
-    return i_ > start;
-  }
-  bool AtEnd() {
-    Space();
-    while (i_ < s_.size() && (s_[i_] == '\n' || s_[i_] == '\r')) ++i_;
-    return i_ == s_.size();
-  }
-
- private:
-  absl::string_view s_;
-  size_t i_ = 0;
-};
 
 }  // namespace
 
 std::string FormatAuditLine(const AuditEvent& e) {
   std::string out = "{\"time\":";
-  AppendString(&out, e.time);
+  AppendJsonString(&out, e.time);
+  if (!e.run.empty()) AppendField(&out, "run", e.run);
   absl::StrAppend(&out, ",\"pid\":", e.pid);
   const std::pair<const char*, const std::string*> fields[] = {
       {"exe", &e.exe},         {"op", &e.op},     {"target", &e.target},
       {"access", &e.access},   {"verdict", &e.verdict},
       {"rule", &e.rule},       {"message", &e.message},
       {"layer", &e.layer}};
-  for (const auto& [name, value] : fields) {
-    absl::StrAppend(&out, ",\"", name, "\":");
-    AppendString(&out, *value);
+  for (const auto& [name, value] : fields) AppendField(&out, name, *value);
+  const std::pair<const char*, const std::string*> optional[] = {
+      {"command", &e.command}, {"program", &e.program}, {"cwd", &e.cwd},
+      {"policy", &e.policy},   {"policy_sha256", &e.policy_sha256},
+      {"mode", &e.mode}};
+  for (const auto& [name, value] : optional) {
+    if (!value->empty()) AppendField(&out, name, *value);
   }
-  if (!e.command.empty()) {
-    out += ",\"command\":";
-    AppendString(&out, e.command);
+  if (e.op == "start") {
+    out += ",\"argv\":[";
+    bool utf8 = true;
+    for (size_t i = 0; i < e.argv.size(); ++i) {
+      if (i > 0) out += ",";
+      AppendJsonString(&out, e.argv[i]);
+      utf8 = utf8 && IsUtf8(e.argv[i]);
+    }
+    out += "]";
+    if (!utf8) {
+      absl::StrAppend(&out, ",\"argv", kBytesSuffix, "\":[");
+      for (size_t i = 0; i < e.argv.size(); ++i) {
+        absl::StrAppend(&out, i > 0 ? "," : "", "\"",
+                        absl::Base64Escape(e.argv[i]), "\"");
+      }
+      out += "]";
+    }
   }
-  if (!e.program.empty()) {
-    out += ",\"program\":";
-    AppendString(&out, e.program);
+  const std::pair<const char*, long> numbers[] = {
+      {"exit_code", e.exit_code},
+      {"signal", e.signal},
+      {"duration_ms", e.duration_ms},
+      {"refusals", e.refusals}};
+  for (const auto& [name, value] : numbers) {
+    if (value >= 0) absl::StrAppend(&out, ",\"", name, "\":", value);
   }
   out += "}\n";
   return out;
-}
-
-std::optional<AuditEvent> ParseAuditLine(absl::string_view line) {
-  Reader r(line);
-  AuditEvent e;
-  if (!r.Eat('{')) return std::nullopt;
-  bool first = true;
-  while (!r.Eat('}')) {
-    if (!first && !r.Eat(',')) return std::nullopt;
-    first = false;
-    std::string key;
-    if (!r.String(&key) || !r.Eat(':')) return std::nullopt;
-    if (key == "pid") {
-      if (!r.Integer(&e.pid)) return std::nullopt;
-      continue;
-    }
-    std::string value;
-    if (!r.String(&value)) return std::nullopt;
-    if (key == "time") e.time = value;
-    else if (key == "exe") e.exe = value;
-    else if (key == "op") e.op = value;
-    else if (key == "target") e.target = value;
-    else if (key == "access") e.access = value;
-    else if (key == "verdict") e.verdict = value;
-    else if (key == "rule") e.rule = value;
-    else if (key == "message") e.message = value;
-    else if (key == "layer") e.layer = value;
-    else if (key == "command") e.command = value;
-    else if (key == "program") e.program = value;
-  }
-  if (!r.AtEnd()) return std::nullopt;
-  return e;
 }
 
 namespace {
@@ -240,6 +151,11 @@ void FormatAuditTime(char* out, size_t size) {
   const long long y = yoe + era * 400 + (m <= 2);
   std::snprintf(out, size, "%04lld-%02u-%02uT%02lld:%02lld:%02lld.%03ldZ", y, m,
                 d, rem / 3600, rem / 60 % 60, rem % 60, ts.tv_nsec / 1000000);
+}
+
+int AppendAuditEvent(const AuditLog& log, AuditEvent event) {
+  event.run = log.run;
+  return AppendAuditLine(log.path, FormatAuditLine(event));
 }
 
 int AppendAuditLine(const std::string& log, const std::string& line) {

@@ -710,7 +710,8 @@ absl::StatusOr<Policy> LoadPolicyText(absl::string_view text,
 }
 
 absl::StatusOr<Policy> LoadPolicyFile(const std::string& path,
-                                      const LoadContext& ctx) {
+                                      const LoadContext& ctx,
+                                      std::string* text_read) {
   // O_NONBLOCK: a FIFO named as the policy is refused below, not waited on.
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
@@ -750,6 +751,7 @@ absl::StatusOr<Policy> LoadPolicyFile(const std::string& path,
   }
   close(fd);
   if (!status.ok()) return status;
+  if (text_read != nullptr) *text_read = text;
   return LoadParsed(text, path, ctx, /*from_file=*/true);
 }
 

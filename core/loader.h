@@ -45,9 +45,11 @@ absl::StatusOr<Policy> LoadPolicyText(absl::string_view text,
 
 // Fails with kNotFound / kPermissionDenied / kInvalidArgument naming the file
 // when it cannot be read as a policy (missing, a directory, not UTF-8, over
-// the size limit).
+// the size limit). `*text`, when given, receives the bytes read, which are
+// what the policy was made from (klaunch's start record hashes them).
 absl::StatusOr<Policy> LoadPolicyFile(const std::string& path,
-                                      const LoadContext& ctx);
+                                      const LoadContext& ctx,
+                                      std::string* text = nullptr);
 
 // The preset alone, as a policy with no file behind it.
 absl::StatusOr<Policy> PresetPolicy(absl::string_view name,

@@ -123,12 +123,12 @@ void AskServer::RecordYes(pid_t pid, const AskQuestion& q,
                              section)
               : absl::StrCat("exec of `", q.command, "` (", q.file,
                              ") admitted at the terminal, once", section);
-  const int e = AppendAuditLine(
+  const int e = AppendAuditEvent(
       options_.log,
-      FormatAuditLine(AuditEvent{
+      AuditEvent{
           when, pid == 0 ? getpid() : pid, exe, std::string(q.op),
           std::string(q.file), q.write ? "write" : "exec", "allow", "terminal",
-          message, std::string(layer), std::string(q.command), program}));
+          message, std::string(layer), std::string(q.command), program});
   if (e != 0) {
     if (options_.lost_records != nullptr) options_.lost_records->fetch_add(1);
     if (options_.lost_errno != nullptr) options_.lost_errno->store(e);

@@ -56,6 +56,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "core/ask.h"
+#include "core/audit.h"
 
 namespace klaunch {
 
@@ -69,7 +70,7 @@ class AskServer {
     // only through Answer.
     std::string socket_path;
     // The audit log every yes is recorded in; empty: none.
-    std::string log;
+    AuditLog log;
     // Count the records that could not be written; null: not counted.
     std::atomic<uint64_t>* lost_records = nullptr;
     std::atomic<int>* lost_errno = nullptr;

@@ -27,6 +27,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
+#include "core/json.h"
 #include "core/landlock.h"
 #include "launcher/run_cgroup.h"
 #include "launcher/run_command.h"
@@ -542,68 +543,6 @@ std::string Table(const Report& r) {
 }
 
 // ---- the JSON
-
-// Bytes that are not UTF-8 become U+FFFD, so that any path or kernel message
-// still makes a document every parser accepts.
-void AppendJsonString(std::string* out, absl::string_view s) {
-  out->push_back('"');
-  size_t i = 0;
-  while (i < s.size()) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c == '"' || c == '\\') {
-      out->push_back('\\');
-      out->push_back(static_cast<char>(c));
-      ++i;
-      continue;
-    }
-    if (c < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-      out->append(buf);
-      ++i;
-      continue;
-    }
-    if (c < 0x80) {
-      out->push_back(static_cast<char>(c));
-      ++i;
-      continue;
-    }
-    // The length a lead byte announces, and the smallest code point of that
-    // length (anything below is an overlong form).
-    size_t len = 0;
-    uint32_t cp = 0;
-    uint32_t min = 0;
-    if ((c & 0xe0) == 0xc0) {
-      len = 2, cp = c & 0x1f, min = 0x80;
-    } else if ((c & 0xf0) == 0xe0) {
-      len = 3, cp = c & 0x0f, min = 0x800;
-    } else if ((c & 0xf8) == 0xf0) {
-      len = 4, cp = c & 0x07, min = 0x10000;
-    }
-    bool valid = len != 0 && i + len <= s.size();
-    for (size_t k = 1; valid && k < len; ++k) {
-      const unsigned char cc = static_cast<unsigned char>(s[i + k]);
-      valid = (cc & 0xc0) == 0x80;
-      cp = (cp << 6) | (cc & 0x3f);
-    }
-    valid =
-        valid && cp >= min && cp <= 0x10ffff && !(cp >= 0xd800 && cp <= 0xdfff);
-    if (valid) {
-      out->append(s.data() + i, len);
-      i += len;
-    } else {
-      out->append("\\ufffd");
-      ++i;
-    }
-  }
-  out->push_back('"');
-}
-
-std::string JsonString(absl::string_view s) {
-  std::string out;
-  AppendJsonString(&out, s);
-  return out;
-}
 
 std::string JsonStringOrNull(absl::string_view s) {
   return s.empty() ? "null" : JsonString(s);

@@ -4,6 +4,7 @@
 #include <linux/capability.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sha2.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -18,15 +19,18 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -257,11 +261,6 @@ std::string GetVar(const std::vector<std::string>& env, absl::string_view name) 
   return "";
 }
 
-// 0, or the errno that kept the whole line from the log.
-int AppendEvent(const std::string& log, const AuditEvent& e) {
-  return AppendAuditLine(log, FormatAuditLine(e));
-}
-
 // Below this much free space a run would lose records as it went.
 constexpr uint64_t kLogRoom = 1 << 20;
 
@@ -282,7 +281,7 @@ std::string LogRoomProblem(int fd, const std::string& log) {
 // Judges the program klaunch itself is asked to run, as the shim would.
 bool AllowProgram(const Engine& engine, const std::string& program,
                   const std::vector<std::string>& command,
-                  const std::string& log, AskServer* asker,
+                  const AuditLog& log, AskServer* asker,
                   std::pair<std::string, std::string>* approved) {
   const ExecutableName name = NameExecutable(program);
   const std::string& named = name.named;
@@ -318,7 +317,7 @@ bool AllowProgram(const Engine& engine, const std::string& program,
   }
   char when[64];
   FormatAuditTime(when, sizeof(when));
-  AppendEvent(log, AuditEvent{when, getpid(), "klaunch", "execve", named,
+  AppendAuditEvent(log, AuditEvent{when, getpid(), "klaunch", "execve", named,
                               "exec", engine.audit() ? "would_deny" : "deny",
                               std::string(d.rule), d.message, "launcher",
                               CommandLineText(named, argv),
@@ -449,9 +448,41 @@ void DropPowers(const std::vector<int>& caps) {
   syscall(SYS_capset, &header, data);
 }
 
-}  // namespace
+// True when a Landlock approximation (which begins with the policy key of
+// the entry it is about, "filesystem.read[6] ...") is about an entry the
+// preset or klaunch added, not one of the file's own.
+bool IsAboutAPresetEntry(const Policy& policy, absl::string_view note) {
+  const std::pair<absl::string_view, const std::vector<Entry>*> lists[] = {
+      {"filesystem.read[", &policy.filesystem.read},
+      {"filesystem.write[", &policy.filesystem.write},
+      {"filesystem.deny[", &policy.filesystem.deny}};
+  for (const auto& [prefix, entries] : lists) {
+    if (!absl::StartsWith(note, prefix)) continue;
+    const absl::string_view rest = note.substr(prefix.size());
+    size_t index = 0;
+    if (!absl::SimpleAtoi(rest.substr(0, rest.find(']')), &index)) return false;
+    return index < entries->size() && !(*entries)[index].preset.empty();
+  }
+  return false;
+}
 
-int RunProgram(const RunOptions& o) {
+// What the end record of a run says (see RunProgram below).
+struct RunStory {
+  AuditLog log;  // empty until the start record is written
+  std::string program;
+  std::chrono::steady_clock::time_point started;
+  std::optional<int> cmd_status;  // CMD's wait status, once it ran
+  int refusals = -1;
+};
+
+std::string Sha256Hex(absl::string_view bytes) {
+  char hex[SHA256_DIGEST_STRING_LENGTH];
+  SHA256Data(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(),
+             hex);
+  return hex;
+}
+
+int RunAndWait(const RunOptions& o, RunStory* story) {
   // Not dumpable: no process of the user's (the program's among them) may
   // read klaunch's memory, take its descriptors or open its /proc entries.
   prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
@@ -467,11 +498,13 @@ int RunProgram(const RunOptions& o) {
       return kExitKlaunchFailed;
     }
   }
+  const auto started = std::chrono::steady_clock::now();
   const LoadContext ctx = CurrentLoadContext();
+  std::string policy_text;
   absl::StatusOr<Policy> policy =
       o.policy_file.empty()
           ? PresetPolicy(o.preset.empty() ? "workspace-write" : o.preset, ctx)
-          : LoadPolicyFile(o.policy_file, ctx);
+          : LoadPolicyFile(o.policy_file, ctx, &policy_text);
   if (!policy.ok()) {
     Say(std::string(policy.status().message()));
     return kExitKlaunchFailed;
@@ -487,6 +520,9 @@ int RunProgram(const RunOptions& o) {
   }
   const std::string log = o.log_file.empty() ? *run_dir + "/audit.jsonl"
                                              : AbsolutePath(o.log_file);
+  // Every record of this run carries its id, so that runs appended to one
+  // --log file can be told apart (and the summary counts this run's).
+  const AuditLog audit_log{log, RunTag(*run_dir)};
   struct HeldFd {
     int fd = -1;
     void reset(int f) { fd = f; }
@@ -599,7 +635,7 @@ int RunProgram(const RunOptions& o) {
     // With the seccomp layer the shim's questions come through the
     // supervisor, which names the asker as the kernel does.
     if (o.no_seccomp) ask.socket_path = *run_dir + "/ask.sock";
-    ask.log = log;
+    ask.log = audit_log;
     ask.lost_records = &lost_records;
     ask.lost_errno = &lost_errno;
     for (const ProgramSection& section : policy->programs) {
@@ -648,7 +684,7 @@ int RunProgram(const RunOptions& o) {
   absl::StatusOr<Engine> cmd_engine = engine->Narrow(cmd_chain);
   std::pair<std::string, std::string> approved;  // (file, command) said yes
   if (!cmd_engine.ok() ||
-      !AllowProgram(*cmd_engine, program, o.command, log, asker.get(),
+      !AllowProgram(*cmd_engine, program, o.command, audit_log, asker.get(),
                     &approved)) {
     return kExitCannotRun;
   }
@@ -657,7 +693,7 @@ int RunProgram(const RunOptions& o) {
   // which names the sender by SO_PEERCRED.
   std::unique_ptr<RequestSocket> records;
   if (o.no_seccomp) {
-    const ShimRecordSettings rs{log, &*cmd_engine, false};
+    const ShimRecordSettings rs{audit_log, &*cmd_engine, false};
     const std::string path = *run_dir + "/record.sock";
     absl::StatusOr<std::unique_ptr<RequestSocket>> started =
         RequestSocket::Start(
@@ -720,7 +756,7 @@ int RunProgram(const RunOptions& o) {
       chains->Attach(*engine, cmd_chain);
       settings.chains = chains.get();
     }
-    settings.log = log;
+    settings.log = audit_log;
     settings.effective_policy = effective_text;
     settings.verbose = o.verbose;
     settings.asker = asker.get();
@@ -774,8 +810,13 @@ int RunProgram(const RunOptions& o) {
       }
       landlock = DescribeLandlock(plan);
       if (o.verbose) {
+        // What Landlock makes of the preset's own entries (system paths
+        // this machine lacks, /proc/self) is the same on every run and
+        // documented (docs/policy.md); only the file's entries are said.
         for (const std::string& a : plan.approximations) {
-          Say(absl::StrCat("landlock: ", a));
+          if (!IsAboutAPresetEntry(*policy, a)) {
+            Say(absl::StrCat("landlock: ", a));
+          }
         }
       }
     } else {
@@ -837,14 +878,21 @@ int RunProgram(const RunOptions& o) {
     FormatAuditTime(when, sizeof(when));
     const std::vector<absl::string_view> words(o.command.begin(),
                                                o.command.end());
-    if (int e = AppendEvent(
-            log, AuditEvent{when, getpid(), "klaunch", "start", program, "",
-                            "info", "", "layers: " + layers, "launcher",
-                            CommandLineText(program, words)});
-        e != 0) {
+    AuditEvent start{when, getpid(), "klaunch", "start", program, "",
+                     "info", "", "layers: " + layers, "launcher",
+                     CommandLineText(program, words)};
+    start.argv = o.command;
+    start.cwd = ctx.base_dir;
+    start.policy = o.policy_file.empty() ? "" : AbsolutePath(o.policy_file);
+    if (!o.policy_file.empty()) start.policy_sha256 = Sha256Hex(policy_text);
+    start.mode = engine->audit() ? "audit" : "enforce";
+    if (int e = AppendAuditEvent(audit_log, std::move(start)); e != 0) {
       Say(absl::StrCat("cannot write the audit log ", log, ": ", strerror(e)));
       return kExitKlaunchFailed;
     }
+    story->log = audit_log;
+    story->program = program;
+    story->started = started;
   }
 
   int channel[2] = {-1, -1};
@@ -1006,7 +1054,10 @@ int RunProgram(const RunOptions& o) {
     return exec_errno == ENOENT ? kExitNotFound : kExitCannotRun;
   }
   LogCounts counts;
-  const std::string summary = Summarize(log, engine->audit(), o.verbose, &counts);
+  const std::string summary =
+      Summarize(log, audit_log.run, engine->audit(), o.verbose, &counts);
+  story->cmd_status = status;
+  story->refusals = counts.refusals;
   const int torn = counts.unreadable;
   const uint64_t lost = lost_records.load();
   if (!o.quiet) {
@@ -1054,16 +1105,50 @@ int RunProgram(const RunOptions& o) {
   // the CI job or harness that runs it; its own failure is kept.
   if (o.fail_on_refusal && counts.refusals > 0 && WIFEXITED(status) &&
       WEXITSTATUS(status) == 0) {
+    const bool one = counts.refusals == 1;
     Say(absl::StrCat("--fail-on-refusal: CMD exited 0, but ", counts.refusals,
-                     counts.refusals == 1 ? " call was" : " calls were",
+                     one ? " call" : " calls",
                      engine->audit() ? " would have been refused (audit mode)"
-                                     : " refused",
+                     : one           ? " was refused"
+                                     : " were refused",
                      "; exiting 1 (audit log: ", log, ")"));
     return 1;
   }
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return kExitKlaunchFailed;
+}
+
+}  // namespace
+
+// A run that wrote its start record also writes its end record, however it
+// ends: klaunch's exit code, the signal that ended CMD, the run's length and
+// its refusals, so that the log tells each run's story whole.
+int RunProgram(const RunOptions& o) {
+  RunStory story;
+  const int rc = RunAndWait(o, &story);
+  if (!story.log.empty()) {
+    char when[64];
+    FormatAuditTime(when, sizeof(when));
+    AuditEvent end{when, getpid(), "klaunch", "end", story.program, "", "info",
+                   "", "", "launcher"};
+    end.exit_code = rc;
+    std::string how = absl::StrCat("klaunch exits ", rc);
+    if (story.cmd_status && WIFSIGNALED(*story.cmd_status)) {
+      end.signal = WTERMSIG(*story.cmd_status);
+      absl::StrAppend(&how, " (CMD was killed by signal ", end.signal, ")");
+    } else if (!story.cmd_status) {
+      how += " (CMD did not run to its end under watch)";
+    }
+    end.message = how;
+    end.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::steady_clock::now() - story.started)
+                          .count();
+    end.refusals = story.refusals;
+    // Nothing more to say if this last line is lost: the summary was said.
+    AppendAuditEvent(story.log, std::move(end));
+  }
+  return rc;
 }
 
 }  // namespace klaunch

@@ -38,7 +38,7 @@ int WriteShimRecord(const ShimRecordSettings& settings, pid_t pid,
   }
   if (written != nullptr) *written = *e;
   if (settings.log.empty()) return 0;
-  return AppendAuditLine(settings.log, FormatAuditLine(*e));
+  return AppendAuditEvent(settings.log, *e);
 }
 
 }  // namespace klaunch

@@ -17,7 +17,7 @@
 namespace klaunch {
 
 struct ShimRecordSettings {
-  std::string log;  // the audit log; empty: nothing is written
+  AuditLog log;  // the audit log; empty: nothing is written
   // The engine the sender runs under: the verdict follows its mode, and
   // the record names its innermost section when `chain_known` (the
   // supervisor keeps a cgroup per chain); otherwise a section the policy

@@ -7,8 +7,10 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "core/json.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "core/audit_read.h"
 #include "core/effective.h"
 #include "core/loader.h"
 #include "core/path.h"
@@ -86,6 +88,40 @@ std::vector<Suggestion> CollapseCommands(
   return out;
 }
 
+// TOML holds only UTF-8, and a name may hold any byte: a rule for such a
+// name is a glob with one `*` for each run of bytes that are not UTF-8
+// (`caf\xe9` becomes `caf*`), which admits the name and its neighbours
+// that differ only there. `*globbed` says it happened.
+std::string RuleText(absl::string_view name, bool* globbed) {
+  std::string out;
+  bool in_run = false;
+  ForEachUtf8Piece(name, [&](absl::string_view piece, bool well_formed) {
+    if (!well_formed) {
+      if (!in_run) out += '*';
+      *globbed = true;
+    } else {
+      out.append(piece.data(), piece.size());
+    }
+    in_run = !well_formed;
+  });
+  return out;
+}
+
+// A name in a comment: each byte that is not UTF-8 as \xNN.
+std::string CommentText(absl::string_view name) {
+  std::string out;
+  ForEachUtf8Piece(name, [&](absl::string_view piece, bool well_formed) {
+    if (well_formed) {
+      out.append(piece.data(), piece.size());
+    } else {
+      absl::StrAppend(&out, "\\x",
+                      absl::Hex(static_cast<unsigned char>(piece[0]),
+                                absl::kZeroPad2));
+    }
+  });
+  return out;
+}
+
 void AppendList(std::string* out, const std::string& name,
                 const std::vector<Entry>& kept,
                 const std::vector<Suggestion>& added) {
@@ -95,8 +131,15 @@ void AppendList(std::string* out, const std::string& name,
     if (e.preset.empty()) absl::StrAppend(out, "  ", TomlQuote(e.value), ",\n");
   }
   for (const Suggestion& s : added) {
-    absl::StrAppend(out, "  ", TomlQuote(s.value), ",  # covers ", s.events,
-                    s.events == 1 ? " event\n" : " events\n");
+    bool globbed = false;
+    const std::string rule = RuleText(s.value, &globbed);
+    absl::StrAppend(out, "  ", TomlQuote(rule), ",  # covers ", s.events,
+                    s.events == 1 ? " event" : " events",
+                    globbed ? absl::StrCat(" of ", CommentText(s.value),
+                                           " (not UTF-8: `*` stands for "
+                                           "the bytes TOML cannot hold)")
+                            : "",
+                    "\n");
   }
   absl::StrAppend(out, "]\n");
 }
@@ -245,20 +288,20 @@ std::string SuggestPolicy(const Policy& base,
     out += "\n# Decided inside program sections, which this suggestion does not "
            "widen\n# (edit the section to admit them):\n";
     for (const auto& [what, n] : by_sections) {
-      absl::StrAppend(&out, "#   ", what, " x", n, "\n");
+      absl::StrAppend(&out, "#   ", CommentText(what), " x", n, "\n");
     }
   }
   if (!unlearned.empty()) {
     out += "\n# Admitted at the terminal, not learned (a `*` in a command line "
            "is a\n# wildcard in a rule):\n";
     for (const auto& [what, n] : unlearned) {
-      absl::StrAppend(&out, "#   ", what, " x", n, "\n");
+      absl::StrAppend(&out, "#   ", CommentText(what), " x", n, "\n");
     }
   }
   if (!kept_denials.empty()) {
     out += "\n# Refused by deny entries, which this suggestion does not undo:\n";
     for (const auto& [what, n] : kept_denials) {
-      absl::StrAppend(&out, "#   ", what, " x", n, "\n");
+      absl::StrAppend(&out, "#   ", CommentText(what), " x", n, "\n");
     }
   }
   return out;

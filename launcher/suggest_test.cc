@@ -133,5 +133,23 @@ TEST(Suggest, NeverWidensAProgramSectionButSaysWhatItDecided) {
   EXPECT_THAT(text, Not(HasSubstr("covers")));
 }
 
+TEST(Suggest, ANameThatIsNotUtf8GetsARuleThatAdmitsIt) {
+  // TOML cannot hold the byte 0xe9: the rule is a glob over it, the file is
+  // valid, and the policy it makes admits the real name.
+  const std::string name = "/nonexistent-ws/out/caf\xe9.txt";
+  const std::string text = SuggestPolicy(
+      MustLoad(kBase), {Event("write", name, "deny", "filesystem.write"),
+                        Event("read", "/etc/x\xff", "deny",
+                              "filesystem.deny[0]")});
+  EXPECT_THAT(text, HasSubstr("\"/nonexistent-ws/out/caf*.txt\""));
+  EXPECT_THAT(text, HasSubstr("caf\\xe9.txt (not UTF-8"));
+  EXPECT_THAT(text, HasSubstr("/etc/x\\xff (filesystem.deny[0])"));
+  const Policy learned = MustLoad(text);
+  absl::StatusOr<Engine> engine = Engine::Create(learned);
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  EXPECT_EQ(engine->CheckPath(Access::kWrite, name).verdict, Verdict::kAllow)
+      << text;
+}
+
 }  // namespace
 }  // namespace klaunch

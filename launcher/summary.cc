@@ -6,12 +6,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "core/audit.h"
+#include "core/audit_read.h"
 
 namespace klaunch {
 
-std::string Summarize(const std::string& log_path, bool audit, bool verbose,
-                      LogCounts* counts) {
+std::string Summarize(const std::string& log_path, const std::string& run,
+                      bool audit, bool verbose, LogCounts* counts) {
   std::map<std::string, int> by_kind;
   std::map<std::string, int> by_target;
   int total = 0, unreadable = 0;
@@ -23,6 +23,7 @@ std::string Summarize(const std::string& log_path, bool audit, bool verbose,
       ++unreadable;
       continue;
     }
+    if (e->run != run) continue;
     if (e->verdict != "deny" && e->verdict != "would_deny") continue;
     ++total;
     ++by_kind[e->access.empty() ? e->op : e->access];

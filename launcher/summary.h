@@ -16,10 +16,12 @@ struct LogCounts {
   int unreadable = 0;
 };
 
-// The text to print for the log at `log_path` ("" when nothing was refused
-// and not `verbose`); `counts`, when given, receives what it counted.
-std::string Summarize(const std::string& log_path, bool audit, bool verbose,
-                      LogCounts* counts = nullptr);
+// The text to print for the run `run`'s records in the log at `log_path`
+// ("" when nothing was refused and not `verbose`; other runs appended to the
+// same file are not counted); `counts`, when given, receives what it
+// counted.
+std::string Summarize(const std::string& log_path, const std::string& run,
+                      bool audit, bool verbose, LogCounts* counts = nullptr);
 
 }  // namespace klaunch
 

@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/audit.h"
 #include "core/engine.h"
 #include "core/seccomp_tag.h"
 #include "launcher/decode.h"
@@ -58,7 +59,7 @@ class ShimEchoes {
 
 struct Settings {
   const Engine* engine = nullptr;
-  std::string log;  // the audit log
+  AuditLog log;  // the audit log
   std::string effective_policy;  // what the shim loads (kPolicyRequest)
   bool verbose = false;
   AskServer* asker = nullptr;  // null: "ask" refuses

@@ -53,11 +53,11 @@ void Call::Record(const char* op, const std::string& what, const char* access,
   if (!settings_.log.empty()) {
     char when[64];
     FormatAuditTime(when, sizeof(when));
-    const std::string line = FormatAuditLine(AuditEvent{
+    const AuditEvent event{
         when, target_.tgid(), target_.exe(), op, what, access,
         audit ? "would_deny" : "deny", std::string(d.rule), d.message,
-        "seccomp", command, std::string(engine_->program())});
-    if (int e = AppendAuditLine(settings_.log, line); e != 0) {
+        "seccomp", command, std::string(engine_->program())};
+    if (int e = AppendAuditEvent(settings_.log, event); e != 0) {
       CountLostRecord(settings_, e);
     }
   }

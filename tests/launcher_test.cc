@@ -97,7 +97,9 @@ TEST(Launcher, FailOnRefusalInAuditModeLatchesOnWhatWouldBeRefused) {
   ProcessResult r = l.Run({"--audit", "--fail-on-refusal", "--", "/bin/sh",
                            "-c", "cat /etc/shadow > /dev/null"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_THAT(r.err, HasSubstr("would have been refused (audit mode)"));
+  EXPECT_THAT(r.err, HasSubstr("--fail-on-refusal: CMD exited 0, but 1 call "
+                               "would have been refused (audit mode); "
+                               "exiting 1"));
   r = l.Run({"--audit", "--fail-on-refusal", "--", "/bin/cat", "/etc/hostname"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
@@ -530,6 +532,127 @@ TEST(PolicyExamples, EachRunsItsProgramAndRefusesWhatItShould) {
     EXPECT_THAT(b.out, Not(HasSubstr("KEY")));
     EXPECT_THAT(b.out, Not(HasSubstr("_authToken")));
   }
+}
+
+TEST(Launcher, VerboseSaysWhatLandlockApproximatesOfThePolicysOwnEntriesOnly) {
+  if (LandlockAbiOfThisKernel() == 0) {
+    GTEST_SKIP() << "no Landlock here: there is nothing it approximates";
+  }
+  Launcher l;
+  const std::string policy = l.Write(
+      "p.toml", std::string(kClosed) + "read = [\"" + l.Path("missing") +
+                    "\"]\n");
+  ProcessResult r = l.Run({"--verbose", "--policy", policy, "--", "/bin/true"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // The file's one entry that does not exist is said; the preset's own
+  // entries a machine lacks (/libx32, /etc/pki, ...), and /proc/self, are
+  // the same on every run and are not.
+  EXPECT_THAT(r.err, HasSubstr("landlock: filesystem.read[0] (\"" +
+                               l.Path("missing") + "\") does not exist"));
+  size_t lines = 0;
+  for (size_t at = r.err.find("landlock: filesystem."); at != std::string::npos;
+       at = r.err.find("landlock: filesystem.", at + 1)) {
+    ++lines;
+  }
+  EXPECT_EQ(lines, 1u) << r.err;
+}
+
+// Checks an audit log with tools that share nothing with klaunch: Python's
+// json (strict: no bytes that are not UTF-8), jsonschema against
+// docs/audit-record.schema.json, hashlib for the policy's SHA-256. Prints
+// "FAIL: ..." for each problem, and the runs it saw.
+constexpr char kCheckLog[] = R"PY(
+import base64, hashlib, json, sys
+import jsonschema
+schema = json.load(open(sys.argv[1]))
+policy = open(sys.argv[3], "rb").read()
+runs = {}
+for n, raw in enumerate(open(sys.argv[2], "rb"), 1):
+    try:
+        rec = json.loads(raw.decode("utf-8"))
+        jsonschema.validate(rec, schema)
+    except Exception as e:
+        print(f"FAIL: line {n}: {e}"); continue
+    runs.setdefault(rec["run"], []).append(rec)
+def exact(rec, name):
+    b = rec.get(name + "_base64")
+    return base64.b64decode(b) if b is not None else rec.get(name, "").encode()
+for run, recs in runs.items():
+    start, end = recs[0], recs[-1]
+    if start["op"] != "start" or end["op"] != "end":
+        print(f"FAIL: run {run} does not go from start to end")
+    if start.get("policy_sha256") != hashlib.sha256(policy).hexdigest():
+        print(f"FAIL: run {run}: policy_sha256 is not the file's")
+    refusals = sum(r["verdict"] in ("deny", "would_deny") for r in recs)
+    if end["refusals"] != refusals:
+        print(f"FAIL: run {run}: the end counts {end['refusals']}, the log {refusals}")
+    targets = sorted(exact(r, "target").hex() for r in recs
+                     if r["verdict"] in ("deny", "would_deny"))
+    print("run", start["mode"], json.dumps(start["argv"]), end["exit_code"],
+          end.get("signal", 0), ",".join(targets))
+)PY";
+
+TEST(AuditLog, EveryRecordOfARunIsValidJsonInTheDocumentedSchemaAndTellsItsRun) {
+  if (RunProcess({"/usr/bin/python3", "-c", "import jsonschema"}).exit_code !=
+      0) {
+    GTEST_SKIP() << "python3's jsonschema is missing (scripts/bootstrap "
+                    "installs python3-jsonschema)";
+  }
+  Launcher l;
+  const std::string secret = l.Write("secret", "x\n");
+  const std::string policy = l.Write("p.toml", kClosed);
+  const std::string log = l.Path("runs.jsonl");
+  // Three runs appended to one log: a refused read and a refused write of
+  // a name that is not UTF-8 (0xe9), the same in a dry run, and a program
+  // killed by a signal.
+  const std::string script = "cat " + secret + "; echo x > " + l.Path("caf") +
+                             "$(printf '\\351'); exit 3";
+  ProcessResult enforce =
+      l.Run({"--policy", policy, "--log", log, "--", "/bin/sh", "-c", script,
+             "an arg with spaces"});
+  EXPECT_EQ(enforce.exit_code, 3) << enforce.err;
+  EXPECT_THAT(enforce.err, HasSubstr("2 calls refused")) << enforce.err;
+  ProcessResult audit = l.Run({"--audit", "--policy", policy, "--log", log,
+                               "--", "/bin/sh", "-c", "cat " + secret});
+  EXPECT_EQ(audit.exit_code, 0) << audit.err;
+  // The summary counts this run's records, not the earlier run's.
+  EXPECT_THAT(audit.err, HasSubstr("1 call would have been refused"))
+      << audit.err;
+  ProcessResult killed = l.Run({"--policy", policy, "--log", log, "--",
+                                "/bin/sh", "-c", "kill -9 $$"});
+  EXPECT_EQ(killed.exit_code, 137) << killed.err;
+
+  ProcessResult check =
+      RunProcess({"/usr/bin/python3", "-c", kCheckLog,
+                  RequiredEnv("KLAUNCH_DOCS") + "/audit-record.schema.json",
+                  log, policy});
+  ASSERT_EQ(check.exit_code, 0) << check.err;
+  EXPECT_THAT(check.out, Not(HasSubstr("FAIL"))) << check.out;
+  auto hex = [](const std::string& s) {
+    std::string out;
+    for (unsigned char c : s) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+    return out;
+  };
+  // One line per run, in order, each with its own run id; argv as given,
+  // the exact bytes of each refused name, the exit code and signal.
+  std::string script_in_json;  // as json.dumps writes it: `\` doubled
+  for (char c : script) {
+    script_in_json += c;
+    if (c == '\\') script_in_json += c;
+  }
+  EXPECT_EQ(check.out,
+            "run enforce [\"/bin/sh\", \"-c\", \"" + script_in_json +
+                "\", \"an arg with spaces\"] 3 0 " +
+                std::min(hex(secret), hex(l.Path("caf\xe9"))) + "," +
+                std::max(hex(secret), hex(l.Path("caf\xe9"))) + "\n" +
+                "run audit [\"/bin/sh\", \"-c\", \"cat " + secret +
+                "\"] 0 0 " + hex(secret) + "\n" +
+                "run enforce [\"/bin/sh\", \"-c\", \"kill -9 $$\"] 137 9 \n")
+      << check.out;
 }
 
 }  // namespace

@@ -55,7 +55,7 @@ Sandbox::Sandbox(const std::string& policy) {
   // to klaunch without the seccomp layer.
   records_path_ = sockets_.Path("record.sock");
   ShimRecordSettings settings;
-  settings.log = log_;
+  settings.log = AuditLog{log_, ""};
   absl::StatusOr<std::unique_ptr<RequestSocket>> records = RequestSocket::Start(
       records_path_, kRecordRequestMax,
       [settings](pid_t pid, absl::string_view request) {

@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
     return klaunch::kExitKlaunchFailed;
   }
   const std::string& first = args[0];
-  if (first == "--help" || first == "-h") {
+  if (first == "--help" || first == "-h" || first == "help") {
     std::fputs(klaunch::kUsage, stdout);
     return 0;
   }

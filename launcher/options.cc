@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
+#include <string>
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
@@ -25,7 +27,7 @@ const char kUsage[] =
     "setting\n"
     "       klaunch syscalls                        what the filter does with "
     "each call\n"
-    "       klaunch --help | --version\n"
+    "       klaunch --help | help | --version\n"
     "\n"
     "options:\n"
     "  --policy FILE   the policy (default: the workspace-write preset, the\n"
@@ -99,6 +101,10 @@ absl::StatusOr<RunOptions> ParseRunOptions(
     const std::vector<std::string>& args) {
   RunOptions o;
   size_t i = 0;
+  bool require_seccomp = false;
+  // An option that takes a value, given twice, is refused rather than the
+  // last one silently winning: `--policy a --policy b` is a mistake.
+  std::set<std::string> given;
   auto value = [&](const std::string& name) -> absl::StatusOr<std::string> {
     if (i + 1 >= args.size()) {
       return absl::InvalidArgumentError(
@@ -131,6 +137,12 @@ absl::StatusOr<RunOptions> ParseRunOptions(
       return absl::OkStatus();
     };
     absl::Status s;
+    if ((name == "--policy" || name == "--preset" || name == "--log" ||
+         name == "--timeout" || name == "--kill-after") &&
+        !given.insert(name).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(name, " is given twice: say it once"));
+    }
     if (name == "--policy") {
       s = take(&o.policy_file);
     } else if (name == "--preset") {
@@ -156,6 +168,7 @@ absl::StatusOr<RunOptions> ParseRunOptions(
         o.require_landlock = true;
       } else if (s.ok() && layer == "seccomp") {
         // Already required: without it klaunch stops unless --no-seccomp.
+        require_seccomp = true;
       } else if (s.ok()) {
         return absl::InvalidArgumentError(absl::StrCat(
             "--require ", layer, ": not a layer (landlock or seccomp)"));
@@ -182,6 +195,10 @@ absl::StatusOr<RunOptions> ParseRunOptions(
     return absl::InvalidArgumentError(
         "--policy and --preset exclude each other: a policy names its preset "
         "with `extends`");
+  }
+  if (require_seccomp && o.no_seccomp) {
+    return absl::InvalidArgumentError(
+        "--require seccomp and --no-seccomp exclude each other");
   }
   if (o.require_landlock && o.no_landlock) {
     return absl::InvalidArgumentError(

@@ -92,5 +92,28 @@ TEST(RunOptions, RequireNamesALayerAndConflictsWithTurningItOff) {
               HasSubstr("a dry run applies no Landlock"));
 }
 
+TEST(RunOptions, RequiringSeccompWhileTurningItOffIsRefused) {
+  EXPECT_TRUE(ParseRunOptions({"--require", "seccomp", "ls"}).ok());
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--require", "seccomp", "--no-seccomp", "ls"},
+        std::vector<std::string>{"--no-seccomp", "--require=seccomp", "ls"}}) {
+    absl::StatusOr<RunOptions> o = ParseRunOptions(args);
+    ASSERT_FALSE(o.ok());
+    EXPECT_EQ(std::string(o.status().message()),
+              "--require seccomp and --no-seccomp exclude each other");
+  }
+}
+
+TEST(RunOptions, AnOptionWithAValueGivenTwiceIsRefusedNotOverwritten) {
+  for (const std::string name :
+       {"--policy", "--preset", "--log", "--timeout", "--kill-after"}) {
+    absl::StatusOr<RunOptions> o =
+        ParseRunOptions({name, "5", name + "=6", "--", "ls"});
+    ASSERT_FALSE(o.ok()) << name;
+    EXPECT_EQ(std::string(o.status().message()),
+              name + " is given twice: say it once");
+  }
+}
+
 }  // namespace
 }  // namespace klaunch

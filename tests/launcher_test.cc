@@ -534,6 +534,15 @@ TEST(PolicyExamples, EachRunsItsProgramAndRefusesWhatItShould) {
   }
 }
 
+TEST(Launcher, HelpAsAWordPrintsWhatDashDashHelpPrints) {
+  Launcher l;
+  ProcessResult help = l.Run({"help"});
+  ProcessResult dashes = l.Run({"--help"});
+  EXPECT_EQ(help.exit_code, 0) << help.err;
+  EXPECT_EQ(help.out, dashes.out);
+  EXPECT_THAT(help.out, HasSubstr("usage: klaunch"));
+}
+
 TEST(Launcher, VerboseSaysWhatLandlockApproximatesOfThePolicysOwnEntriesOnly) {
   if (LandlockAbiOfThisKernel() == 0) {
     GTEST_SKIP() << "no Landlock here: there is nothing it approximates";

@@ -661,6 +661,12 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
                      err == ENOENT ? "command not found" : strerror(err)));
     return err == ENOENT ? kExitNotFound : kExitCannotRun;
   }
+  // A path that names nothing is "not found" (127, as a shell says), not a
+  // refusal with advice to admit it.
+  if (struct stat st; stat(program.c_str(), &st) != 0 && errno == ENOENT) {
+    Say(absl::StrCat(o.command[0], ": command not found (no such file)"));
+    return kExitNotFound;
+  }
   // The program sections CMD itself enters (core/programs.h): its
   // environment is narrowed now, the shim narrows its judgements.
   const ExecutableName cmd_name = NameExecutable(program);
@@ -1145,6 +1151,12 @@ int RunProgram(const RunOptions& o) {
                           std::chrono::steady_clock::now() - story.started)
                           .count();
     end.refusals = story.refusals;
+    if (end.refusals < 0) {
+      // The run stopped before its summary: count what it recorded.
+      LogCounts counts;
+      Summarize(story.log.path, story.log.run, false, false, &counts);
+      end.refusals = counts.refusals;
+    }
     // Nothing more to say if this last line is lost: the summary was said.
     AppendAuditEvent(story.log, std::move(end));
   }

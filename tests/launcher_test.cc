@@ -534,6 +534,17 @@ TEST(PolicyExamples, EachRunsItsProgramAndRefusesWhatItShould) {
   }
 }
 
+TEST(Launcher, AProgramThatDoesNotExistIsNotFoundNotRefused) {
+  Launcher l;
+  for (const std::string& cmd :
+       {std::string("no-such-command-here"), l.Path("no-such-file")}) {
+    ProcessResult r = l.Run({"--", cmd});
+    EXPECT_EQ(r.exit_code, 127) << cmd << ": " << r.err;
+    EXPECT_THAT(r.err, HasSubstr("command not found")) << r.err;
+    EXPECT_THAT(r.err, Not(HasSubstr("filesystem.read"))) << r.err;
+  }
+}
+
 TEST(Launcher, HelpAsAWordPrintsWhatDashDashHelpPrints) {
   Launcher l;
   ProcessResult help = l.Run({"help"});

@@ -32,19 +32,6 @@ size_t Utf8Length(absl::string_view s, size_t i) {
 
 }  // namespace
 
-bool IsUtf8(absl::string_view s) {
-  for (size_t i = 0; i < s.size();) {
-    if (static_cast<unsigned char>(s[i]) < 0x80) {
-      ++i;
-      continue;
-    }
-    const size_t len = Utf8Length(s, i);
-    if (len == 0) return false;
-    i += len;
-  }
-  return true;
-}
-
 void ForEachUtf8Piece(absl::string_view s,
                       absl::FunctionRef<void(absl::string_view, bool)> piece) {
   for (size_t i = 0; i < s.size();) {
@@ -55,31 +42,32 @@ void ForEachUtf8Piece(absl::string_view s,
   }
 }
 
+bool IsUtf8(absl::string_view s) {
+  bool utf8 = true;
+  ForEachUtf8Piece(s, [&](absl::string_view, bool well_formed) {
+    utf8 = utf8 && well_formed;
+  });
+  return utf8;
+}
+
 void AppendJsonString(std::string* out, absl::string_view s) {
   static constexpr char kHex[] = "0123456789abcdef";
   out->push_back('"');
-  for (size_t i = 0; i < s.size();) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c == '"' || c == '\\') {
+  ForEachUtf8Piece(s, [&](absl::string_view piece, bool well_formed) {
+    const unsigned char c = static_cast<unsigned char>(piece[0]);
+    if (!well_formed) {
+      out->append("\\ufffd");
+    } else if (c == '"' || c == '\\') {
       out->push_back('\\');
       out->push_back(static_cast<char>(c));
-      ++i;
     } else if (c < 0x20 || c == 0x7f) {
       out->append("\\u00");
       out->push_back(kHex[c >> 4]);
       out->push_back(kHex[c & 15]);
-      ++i;
-    } else if (c < 0x80) {
-      out->push_back(static_cast<char>(c));
-      ++i;
-    } else if (const size_t len = Utf8Length(s, i); len != 0) {
-      out->append(s.data() + i, len);
-      i += len;
     } else {
-      out->append("\\ufffd");
-      ++i;
+      out->append(piece.data(), piece.size());
     }
-  }
+  });
   out->push_back('"');
 }
 

@@ -22,6 +22,8 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <sys/stat.h>
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -192,7 +194,7 @@ struct RefPolicy {
   std::string error;  // non-empty: the policy must not load
   RefPath workspace;
   bool workspace_writable = true;
-  std::vector<RefPath> read, write, deny;
+  std::vector<RefPath> read, write, deny, read_only;
   std::vector<RefRule> prefixes, globs, patterns, command_deny;
   Verdict unlisted = Verdict::kDeny;
 };
@@ -229,6 +231,10 @@ RefDecision RefCheckPath(const RefPolicy& p, Access access,
     return {Verdict::kDeny, d->key};
   }
   if (access == Access::kStat) return {Verdict::kAllow, "filesystem.stat"};
+  const RefPath* kept = FirstCovering(p.read_only, path);
+  if (access == Access::kWrite && kept != nullptr) {
+    return {Verdict::kDeny, kept->key};
+  }
   const bool in_workspace = p.workspace.Covers(path);
   if (in_workspace && (access != Access::kWrite || p.workspace_writable)) {
     return {Verdict::kAllow, "workspace"};
@@ -244,6 +250,7 @@ RefDecision RefCheckPath(const RefPolicy& p, Access access,
     return {access == Access::kWrite ? Verdict::kDeny : Verdict::kAllow,
             r->key};
   }
+  if (kept != nullptr) return {Verdict::kAllow, kept->key};
   return {Verdict::kDeny, "filesystem.unlisted"};
 }
 
@@ -397,7 +404,8 @@ struct RawPolicy {
   std::optional<std::string> extends, mode, workspace, unlisted;
   std::optional<bool> workspace_writable;
   bool version = false;
-  std::vector<std::string> read, write, deny;
+  std::vector<std::string> read, write, deny, read_only;
+  std::optional<bool> preset_read_only;
   std::vector<std::string> prefixes, globs, patterns, command_deny;
   bool empty_lists = false;  // write `key = []` for the empty lists
   std::map<std::string, std::string> resolved;
@@ -548,6 +556,8 @@ RawPolicy RandomPolicy(Gen& g) {
   raw.read = RandomList(g, 4, RandomRulePath);
   raw.write = RandomList(g, 3, RandomRulePath);
   raw.deny = RandomList(g, 3, RandomRulePath);
+  raw.read_only = RandomList(g, 2, RandomRulePath);
+  if (g.Chance(20)) raw.preset_read_only = g.Chance(50);
   // Roots that hold the generated executables, so that commands get past
   // the path rules often enough to meet the command rules.
   if (g.Chance(60)) raw.read.push_back(g.Pick(kDirs));
@@ -597,7 +607,7 @@ RawPolicy RandomPolicy(Gen& g) {
   // must cover the object under both. The workspace's stays a directory.
   std::vector<std::pair<const std::string*, bool>> entries;
   if (raw.workspace) entries.push_back({&*raw.workspace, true});
-  for (const auto* list : {&raw.read, &raw.write, &raw.deny}) {
+  for (const auto* list : {&raw.read, &raw.write, &raw.deny, &raw.read_only}) {
     for (const std::string& e : *list) entries.push_back({&e, false});
   }
   for (const auto& [entry, is_workspace] : entries) {
@@ -650,6 +660,11 @@ std::string Toml(const RawPolicy& raw) {
   list("read", raw.read);
   list("write", raw.write);
   list("deny", raw.deny);
+  list("read_only", raw.read_only);
+  if (raw.preset_read_only) {
+    absl::StrAppend(&out, "preset_read_only = ",
+                    *raw.preset_read_only ? "true" : "false", "\n");
+  }
   out += "[commands]\n";
   list("allow_prefixes", raw.prefixes);
   list("allow", raw.globs);
@@ -703,6 +718,21 @@ RefPolicy Reference(const RawPolicy& raw) {
   paths(raw.read, preset.read, "filesystem.read", &p.read);
   paths(raw.write, preset.write, "filesystem.write", &p.write);
   paths(raw.deny, preset.deny, "filesystem.deny", &p.deny);
+  // The preset's read_only entries, unless the file lifts them; those in
+  // the workspace's repository only when it has one.
+  std::vector<std::string> preset_read_only;
+  if (raw.preset_read_only.value_or(true)) {
+    preset_read_only = preset.read_only;
+    struct stat st;
+    const std::string git = Text(p.workspace.value, false) + "/.git";
+    if (stat(git.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+      for (const std::string& r : preset.workspace_read_only) {
+        preset_read_only.push_back(
+            absl::StrCat(Text(p.workspace.value, false), "/", r));
+      }
+    }
+  }
+  paths(raw.read_only, preset_read_only, "filesystem.read_only", &p.read_only);
 
   auto rules = [&](const std::vector<std::string>& texts, absl::string_view key,
                    bool prefix, bool pattern, std::vector<RefRule>* out) {
@@ -879,6 +909,7 @@ TEST(Differential, TheEngineJudgesPathsAndCommandsAsTheDocumentedRulesDo) {
   for (int64_t v : tally.verdicts) EXPECT_GT(v, 5000);
   for (const char* rule :
        {"workspace", "filesystem.read", "filesystem.write", "filesystem.deny",
+        "filesystem.read_only",
         "filesystem.stat", "filesystem.unlisted", "commands.allow_prefixes",
         "commands.allow", "commands.allow_patterns", "commands.deny",
         "commands.unlisted"}) {

@@ -102,6 +102,7 @@ std::string EffectiveToml(const Policy& p) {
   AppendList(&out, "read", p.filesystem.read);
   AppendList(&out, "write", p.filesystem.write);
   AppendList(&out, "deny", p.filesystem.deny);
+  AppendList(&out, "read_only", p.filesystem.read_only);
   absl::StrAppend(&out, "unlisted_writes = ",
                   TomlQuote(UnlistedName(p.filesystem.unlisted_writes)),
                   "\n\n[commands]\n");
@@ -133,7 +134,8 @@ std::string EffectiveToml(const Policy& p) {
   absl::StrAppend(&out, "\n[resolved]\n");
   std::vector<const Entry*> paths = {&p.filesystem.workspace};
   for (const auto* list : {&p.filesystem.read, &p.filesystem.write,
-                           &p.filesystem.deny, &p.klaunch.read_only}) {
+                           &p.filesystem.deny, &p.filesystem.read_only,
+                           &p.klaunch.read_only}) {
     for (const Entry& e : *list) paths.push_back(&e);
   }
   for (const ProgramSection& ps : p.programs) {

@@ -197,7 +197,10 @@ struct Engine::Compiled {
   // from SectionPolicy; empty in a section's own engine.
   std::vector<std::unique_ptr<const Engine>> sections;
   std::optional<PathRule> workspace;
-  PathList read, write, deny, read_only;
+  PathList read, write, deny;
+  // filesystem.read_only (readable, never written) and klaunch.read_only
+  // (klaunch's own files: never written, readable only as the lists say).
+  PathList kept, own;
   std::vector<klaunch::Compiled<CommandRule>> prefixes, globs, patterns,
       command_deny;
   std::vector<klaunch::Compiled<NetworkRule>> network;
@@ -230,7 +233,8 @@ absl::StatusOr<std::shared_ptr<Engine::Compiled>> Engine::Compile(
   for (auto [entries, out] : {std::pair{&p.filesystem.read, &c->read},
                               std::pair{&p.filesystem.write, &c->write},
                               std::pair{&p.filesystem.deny, &c->deny},
-                              std::pair{&p.klaunch.read_only, &c->read_only}}) {
+                              std::pair{&p.filesystem.read_only, &c->kept},
+                              std::pair{&p.klaunch.read_only, &c->own}}) {
     if (absl::Status s = CompilePaths(*entries, out); !s.ok()) return s;
   }
   using K = CommandRule::Kind;
@@ -393,15 +397,31 @@ Decision Engine::OwnCheckPath(Access access, absl::string_view raw_path) const {
   }
   if (access == Access::kStat) return Allow(kStatRule);
   if (access == Access::kWrite) {
-    // klaunch's own binary and shim: refused like a deny entry, so never
-    // asked about, whatever root would admit it.
-    if (const PathRule* rule = c_->read_only.First(path)) {
+    // Refused like a deny entry, so never asked about, whatever root would
+    // admit it.
+    if (const PathRule* rule = c_->own.First(path)) {
       return Decision{
           Verdict::kDeny, rule->entry->key,
           absl::StrCat("write of ", path, " refused by ", rule->entry->key,
                        " (", Quoted(*rule->entry),
-                       "): klaunch's own binary and shim are never written "
-                       "from inside the sandbox")};
+                       "): klaunch's own binary, shim and policy file are "
+                       "never written from inside the sandbox")};
+    }
+    if (const PathRule* rule = c_->kept.First(path)) {
+      return Decision{
+          Verdict::kDeny, rule->entry->key,
+          absl::StrCat(
+              "write of ", path, " refused by ", rule->entry->key, " (",
+              Quoted(*rule->entry),
+              "): read_only entries are never written, whatever root admits "
+              "writing",
+              rule->entry->preset.empty()
+                  ? ""
+                  : absl::StrCat("; preset ", rule->entry->preset,
+                                 " keeps it so that nothing written in the "
+                                 "sandbox runs outside it later (set "
+                                 "filesystem.preset_read_only = false to "
+                                 "lift the preset's entries)"))};
     }
     if (const PathRule* root = c_->WritableRoot(path)) {
       return Allow(c_->workspace && root == &*c_->workspace ? kWorkspaceRule
@@ -411,7 +431,7 @@ Decision Engine::OwnCheckPath(Access access, absl::string_view raw_path) const {
     if (c_->workspace && c_->workspace->Covers(path)) {
       return Allow(kWorkspaceRule);
     }
-    for (const PathList* list : {&c_->write, &c_->read}) {
+    for (const PathList* list : {&c_->write, &c_->read, &c_->kept}) {
       if (const PathRule* rule = list->First(path)) {
         return Allow(rule->entry->key);
       }
@@ -548,7 +568,7 @@ Decision Engine::OwnCheckConnect(const IpAddress& address, uint16_t port,
 }
 
 Decision Engine::OwnCheckMove(absl::string_view path) const {
-  for (const PathList* list : {&c_->deny, &c_->read_only}) {
+  for (const PathList* list : {&c_->deny, &c_->kept, &c_->own}) {
     for (const PathRule& rule : list->rules) {
       if (!rule.pattern.PinsBelow(path) &&
           !(rule.resolved && rule.resolved->PinsBelow(path))) {

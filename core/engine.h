@@ -7,9 +7,11 @@
 //   // d.message == "write of /usr/lib/x refused: /usr is read-only ..."
 //
 // Paths (settled, never asked about): `deny` wins over everything and refuses
-// even `stat`; `stat` is refused by nothing else; the workspace admits read,
-// exec and (unless read-only) write; write roots admit everything; read roots
-// admit read, exec and stat. Anything else is refused.
+// even `stat`; `stat` is refused by nothing else; `read_only` entries (and
+// klaunch's own files) refuse every write, whatever root admits it; the
+// workspace admits read, exec and (unless read-only) write; write roots admit
+// everything; read roots and `read_only` entries admit read, exec and stat.
+// Anything else is refused.
 //
 // Commands: the executable's path must admit exec; then `deny` wins, then the
 // allow lists; a rule naming its program by bare name is satisfied only by an
@@ -120,7 +122,7 @@ class Engine {
                         absl::string_view hostname) const;
 
   // Moving (renaming) the directory `path`, already judged as a write: refused
-  // when a deny entry, or klaunch's own read-only file, pins something below
+  // when a deny or read_only entry, or klaunch's own file, pins something below
   // it (PathPattern::PinsBelow), since the move would carry that out from
   // under the entry.
   Decision CheckMove(absl::string_view path) const;

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <string>
@@ -51,6 +52,84 @@ deny = ["/data/link/secret"]
   EXPECT_FALSE(e.CheckPath(Access::kRead, "/data/link/secret").allowed());
   // The spelling is matched as a glob, so it covers more than the one
   // directory: the safe side for a deny entry.
+}
+
+TEST(PathRules, AReadOnlyEntryIsReadableButNeverWrittenOrMovedOrAskedAbout) {
+  Engine e = MustLoad(R"(
+extends = "none"
+[filesystem]
+write = ["/scratch"]
+read_only = ["/scratch/keep", "/nonexistent-ws/proj/gen/*.lock"]
+unlisted_writes = "ask"
+)");
+  for (Access a : {Access::kRead, Access::kExec, Access::kStat}) {
+    EXPECT_TRUE(e.CheckPath(a, "/scratch/keep/a").allowed());
+  }
+  for (const char* path : {"/scratch/keep", "/scratch/keep/a/b",
+                           "/nonexistent-ws/proj/gen/x.lock"}) {
+    Decision d = e.CheckPath(Access::kWrite, path);
+    EXPECT_EQ(d.verdict, Verdict::kDeny) << path;
+    EXPECT_THAT(std::string(d.rule), ::testing::StartsWith("filesystem.read_only[")) << path;
+    EXPECT_THAT(d.message, HasSubstr("read_only entries are never written"));
+  }
+  EXPECT_EQ(e.CheckPath(Access::kReadWrite, "/scratch/keep/a").verdict,
+            Verdict::kDeny);
+  EXPECT_TRUE(e.CheckPath(Access::kWrite, "/scratch/other").allowed());
+  EXPECT_TRUE(e.CheckPath(Access::kWrite, "/nonexistent-ws/proj/gen/x.c")
+                  .allowed());
+  // Moving a directory above the entry would carry it out from under it.
+  EXPECT_FALSE(e.CheckMove("/scratch").allowed());
+  EXPECT_TRUE(e.CheckMove("/scratch/other").allowed());
+}
+
+TEST(PathRules, ADenyEntryWinsOverAReadOnlyOne) {
+  Engine e = MustLoad(R"(
+extends = "none"
+[filesystem]
+read_only = ["/data"]
+deny = ["/data/secret"]
+)");
+  EXPECT_TRUE(e.CheckPath(Access::kRead, "/data/x").allowed());
+  Decision d = e.CheckPath(Access::kRead, "/data/secret");
+  EXPECT_EQ(d.rule, "filesystem.deny[0]");
+}
+
+TEST(PathRules, WorkspaceWriteKeepsTheWorkspacesGitHooksAndConfigAndRcFiles) {
+  char dir[] = "/tmp/klaunch-engine-test-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string ws = dir;
+  auto load = [&](absl::string_view toml) {
+    absl::StatusOr<Policy> policy = LoadPolicyText(
+        toml, "test.toml", LoadContext{ws, "/nonexistent-home/me", ""});
+    EXPECT_TRUE(policy.ok()) << policy.status();
+    absl::StatusOr<Engine> engine = Engine::Create(*policy);
+    EXPECT_TRUE(engine.ok()) << engine.status();
+    return *std::move(engine);
+  };
+  // No repository yet: one the program makes is its own (git init works).
+  Engine before = load("extends = \"workspace-write\"\n");
+  EXPECT_TRUE(before.CheckPath(Access::kWrite, ws + "/.git/config").allowed());
+  ASSERT_EQ(mkdir((ws + "/.git").c_str(), 0700), 0);
+  Engine e = load("extends = \"workspace-write\"\n");
+  for (const std::string& path :
+       {ws + "/.git/hooks/pre-commit", ws + "/.git/hooks", ws + "/.git/config",
+        std::string("/nonexistent-home/me/.bashrc"),
+        std::string("/nonexistent-home/me/.zshrc"),
+        std::string("/nonexistent-home/me/.gitconfig")}) {
+    Decision d = e.CheckPath(Access::kWrite, path);
+    EXPECT_EQ(d.verdict, Verdict::kDeny) << path;
+    EXPECT_THAT(d.message, HasSubstr("preset workspace-write keeps it"));
+  }
+  EXPECT_TRUE(e.CheckPath(Access::kRead, ws + "/.git/config").allowed());
+  EXPECT_TRUE(
+      e.CheckPath(Access::kWrite, ws + "/.git/objects/ab/cd").allowed());
+  Engine lifted = load(
+      "extends = \"workspace-write\"\n[filesystem]\npreset_read_only = "
+      "false\n");
+  EXPECT_TRUE(
+      lifted.CheckPath(Access::kWrite, ws + "/.git/hooks/pre-commit").allowed());
+  rmdir((ws + "/.git").c_str());
+  rmdir(dir);
 }
 
 TEST(PathRules, TheWorkspaceAdmitsReadWriteAndExec) {

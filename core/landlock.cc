@@ -505,6 +505,7 @@ LandlockPlan PlanLandlock(const Policy& policy, int abi,
   add(fs.workspace, fs.workspace_writable ? write : read,
       fs.workspace_writable);
   for (const Entry& e : fs.read) add(e, read, false);
+  for (const Entry& e : fs.read_only) add(e, read, false);
   for (const Entry& e : fs.write) add(e, write, true);
   for (const std::string& f : extras.read_files) {
     plan.paths.push_back({f, kReadFile, false, "klaunch"});
@@ -571,6 +572,27 @@ LandlockPlan PlanLandlock(const Policy& policy, int abi,
           d.key, " (\"", d.value, "\") lies inside ", r.key, " (\"", r.path,
           "\"", why, "), granted whole: not expressible in Landlock there; "
           "the shim and the supervisor enforce it"));
+    }
+  }
+
+  // What a read_only entry inside a write root comes to: Landlock only
+  // grants, so the root's grant reaches it.
+  for (const Entry& k : fs.read_only) {
+    for (const LandlockPlan::PathRule& r : plan.paths) {
+      if (!r.write_root) continue;
+      bool inside = false;
+      for (const std::string& kf : Spellings(LiteralPrefix(k.value),
+                                             LiteralPrefix(k.resolved))) {
+        for (const std::string& rf : Spellings(r.path, r.resolved)) {
+          inside = inside || PathIsWithin(kf, rf);
+        }
+      }
+      if (!inside) continue;
+      plan.approximations.push_back(absl::StrCat(
+          k.key, " (\"", k.value, "\") lies inside ", r.key, " (\"", r.path,
+          "\", granted writing): Landlock cannot take writing back below a "
+          "grant; the shim and the supervisor refuse its writes"));
+      break;
     }
   }
 
@@ -697,6 +719,9 @@ bool LandlockEnforcesWrites(const LandlockPlan& plan, const Policy& policy) {
   }
   std::vector<const Entry*> kept_from_writing;
   for (const Entry& e : policy.filesystem.deny) kept_from_writing.push_back(&e);
+  for (const Entry& e : policy.filesystem.read_only) {
+    kept_from_writing.push_back(&e);
+  }
   for (const Entry& e : policy.klaunch.read_only) {
     kept_from_writing.push_back(&e);
   }

@@ -313,6 +313,7 @@ absl::StatusOr<Policy> Reader::Read(const toml::table& root) {
   std::string base = "workspace-write";
   std::optional<Entry> workspace;
   std::optional<bool> workspace_writable;
+  std::optional<bool> preset_read_only;
   std::optional<Unlisted> unlisted;
   std::optional<bool> unix_abstract;
   std::optional<std::vector<Entry>> keep;
@@ -328,6 +329,8 @@ absl::StatusOr<Policy> Reader::Read(const toml::table& root) {
       {"read", StringsInto(&policy.filesystem.read)},
       {"write", StringsInto(&policy.filesystem.write)},
       {"deny", StringsInto(&policy.filesystem.deny)},
+      {"read_only", StringsInto(&policy.filesystem.read_only)},
+      {"preset_read_only", BoolInto(&preset_read_only)},
       {"unlisted_writes",
        UnlistedWritesInto(&policy.filesystem.unlisted_writes)},
   };
@@ -508,8 +511,27 @@ absl::StatusOr<Policy> Reader::Read(const toml::table& root) {
   if (absl::Status s = ResolveOne(&policy.filesystem.workspace); !s.ok()) {
     return s;
   }
+  if (preset_read_only.value_or(true)) {
+    append(&policy.filesystem.read_only, "filesystem.read_only",
+           preset.read_only);
+    // Only in a repository the workspace already holds: one the program
+    // makes (`git init`) is its own, and git could not make it with its
+    // config and hooks kept from being written.
+    std::vector<std::string> in_workspace;
+    const std::string& ws = policy.filesystem.workspace.value;
+    struct stat st;
+    if (stat(absl::StrCat(ws, "/.git").c_str(), &st) == 0 &&
+        S_ISDIR(st.st_mode)) {
+      for (const std::string& relative : preset.workspace_read_only) {
+        in_workspace.push_back(absl::StrCat(ws, "/", relative));
+      }
+    }
+    append(&policy.filesystem.read_only, "filesystem.read_only",
+           in_workspace);
+  }
   for (auto* list : {&policy.filesystem.read, &policy.filesystem.write,
-                     &policy.filesystem.deny, &policy.klaunch.read_only}) {
+                     &policy.filesystem.deny, &policy.filesystem.read_only,
+                     &policy.klaunch.read_only}) {
     if (absl::Status s = ResolvePaths(list); !s.ok()) return s;
   }
   const bool lists_commands = !policy.commands.allow_prefixes.empty() ||
@@ -753,6 +775,20 @@ absl::StatusOr<Policy> LoadPolicyFile(const std::string& path,
   if (!status.ok()) return status;
   if (text_read != nullptr) *text_read = text;
   return LoadParsed(text, path, ctx, /*from_file=*/true);
+}
+
+void KeepPolicyFileReadOnly(Policy* policy, const std::string& path,
+                            const LoadContext& ctx) {
+  absl::StatusOr<std::string> absolute =
+      ResolvePolicyPath(path, ctx.base_dir, ctx.home);
+  // A path the loader itself has just read from cannot fail here but by
+  // a `~user` the loader would have refused too.
+  Entry e{absolute.ok() ? *absolute : path, "", "", "klaunch", {}};
+  char real[PATH_MAX];
+  e.resolved = realpath(e.value.c_str(), real) ? real : e.value;
+  e.key = absl::StrCat("klaunch.read_only[", policy->klaunch.read_only.size(),
+                       "]");
+  policy->klaunch.read_only.push_back(std::move(e));
 }
 
 absl::StatusOr<Policy> PresetPolicy(absl::string_view name,

@@ -82,6 +82,11 @@ struct Policy {
     std::vector<Entry> read;
     std::vector<Entry> write;
     std::vector<Entry> deny;
+    // Readable, and never written, created, removed or renamed, whatever
+    // writable root or answer at the terminal would admit it: what is kept
+    // read-only inside a writable root (the workspace's .git/hooks). `deny`
+    // still wins over it.
+    std::vector<Entry> read_only;
     // A write no writable root admits (never one a deny entry covers):
     // refused, or put to the user at the terminal (kAsk); never kAllow.
     Unlisted unlisted_writes = Unlisted::kDeny;

@@ -84,6 +84,14 @@ bool GetPreset(absl::string_view name, absl::string_view tmpdir,
     out->workspace_writable = false;
     return true;
   }
+  // What runs code the next time the user, not the sandbox, starts a shell
+  // or runs git here: a hook, `core.fsmonitor` or `core.pager` in a
+  // config, an alias in an rc file. Writable roots would admit them.
+  out->read_only = {"~/.bashrc", "~/.bash_profile", "~/.bash_login",
+                    "~/.bash_logout", "~/.profile", "~/.zshrc", "~/.zshenv",
+                    "~/.zprofile", "~/.zlogin", "~/.zlogout",
+                    "~/.config/fish", "~/.gitconfig", "~/.config/git"};
+  out->workspace_read_only = {".git/hooks", ".git/config"};
   for (const char* dir : {"/tmp", "/var/tmp", "/dev/shm"}) {
     out->write.emplace_back(dir);
   }

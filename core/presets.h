@@ -7,7 +7,10 @@
 //                    readable but not writable, only /dev/null-style devices
 //                    writable, no network
 //   workspace-write  read-only plus the workspace and the temp directories
-//                    writable
+//                    writable, except what agents are known to abuse to run
+//                    code outside the sandbox later: the workspace's
+//                    .git/hooks and .git/config, the shell start-up files
+//                    and git's per-user config (read_only entries)
 //   full-access      everything admitted (useful with mode = "audit")
 //
 // None of them reads a secret: no home directory beyond git's own config, no
@@ -29,6 +32,10 @@ namespace klaunch {
 
 struct PresetLists {
   std::vector<std::string> read, write, deny;
+  // Readable, never written: `read_only` may start with `~`;
+  // `workspace_read_only` is relative to the workspace (the loader joins it
+  // once the workspace is known).
+  std::vector<std::string> read_only, workspace_read_only;
   std::vector<std::string> network;
   std::vector<std::string> env_keep;
   bool workspace_writable = true;

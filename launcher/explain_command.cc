@@ -73,15 +73,16 @@ int RunExplain(const std::vector<std::string>& args) {
   }
   if (kind.empty()) return Usage("nothing to explain");
   const LoadContext ctx = CurrentLoadContext();
-  absl::StatusOr<Engine> engine =
+  absl::StatusOr<Policy> policy =
       policy_file.empty()
-          ? [&]() -> absl::StatusOr<Engine> {
-              absl::StatusOr<Policy> p = PresetPolicy(
-                  preset.empty() ? "workspace-write" : preset, ctx);
-              if (!p.ok()) return p.status();
-              return Engine::Create(*p);
-            }()
-          : LoadEngine(policy_file, ctx);
+          ? PresetPolicy(preset.empty() ? "workspace-write" : preset, ctx)
+          : LoadPolicyFile(policy_file, ctx);
+  // As a run would judge: its policy file is kept from being written.
+  if (policy.ok() && !policy_file.empty()) {
+    KeepPolicyFileReadOnly(&*policy, policy_file, ctx);
+  }
+  absl::StatusOr<Engine> engine =
+      policy.ok() ? Engine::Create(*policy) : policy.status();
   if (!engine.ok()) {
     std::fprintf(stderr, "klaunch: %s\n",
                  std::string(engine.status().message()).c_str());

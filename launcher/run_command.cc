@@ -590,6 +590,9 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
   const ssize_t self_size = readlink("/proc/self/exe", self, sizeof(self));
   const std::string binary =
       self_size > 0 ? std::string(self, self_size) : std::string();
+  if (!o.policy_file.empty()) {
+    KeepPolicyFileReadOnly(&*policy, o.policy_file, ctx);
+  }
   if (absl::Status s = AddOwnEntries(&*policy, *shim, binary, own); !s.ok()) {
     Say(absl::StrCat(source, ": ", s.message()));
     return kExitKlaunchFailed;

@@ -5,7 +5,8 @@
  *
  *   toucher OP:ARG... where OP is one of
  *     read:PATH  append:PATH  create:PATH  unlink:PATH  mkdir:PATH
- *     stat:PATH  list:PATH  rename:FROM:TO  connect:PORT (127.0.0.1)
+ *     stat:PATH  list:PATH  rename:FROM:TO  link:FROM:TO
+ *     connect:PORT (127.0.0.1)
  *     exec:PATH[:ARG]  (fork, execve, wait)
  *     rawexec:PATH[:ARG]  the same by a direct system call, with
  *       KLAUNCH_PROGRAMS taken out of the environment; rawexec-bare: and
@@ -198,6 +199,15 @@ static int do_one(const char* op, char* arg) {
     }
     *to++ = '\0';
     return rename(arg, to);
+  }
+  if (!strcmp(op, "link")) {
+    char* to = strchr(arg, ':');
+    if (to == NULL) {
+      errno = EINVAL;
+      return -1;
+    }
+    *to++ = '\0';
+    return link(arg, to);
   }
   if (!strcmp(op, "connect")) return do_connect(atoi(arg));
   if (!strcmp(op, "exec")) return do_exec(arg, kLibc);

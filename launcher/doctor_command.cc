@@ -598,7 +598,7 @@ int RunDoctor(const std::vector<std::string>& args) {
       if (args.size() != 1) {
         std::fprintf(stderr, "klaunch doctor: --settings takes nothing else\n%s",
                      kDoctorUsage);
-        return kExitKlaunchFailed;
+        return kExitUsage;
       }
       std::fputs(WhatHoldsMarkdown().c_str(), stdout);
       return 0;
@@ -608,7 +608,7 @@ int RunDoctor(const std::vector<std::string>& args) {
     } else {
       std::fprintf(stderr, "klaunch doctor: unknown argument '%s'\n%s",
                    a.c_str(), kDoctorUsage);
-      return kExitKlaunchFailed;
+      return kExitUsage;
     }
   }
   // The probes fork: nothing buffered may be written twice.

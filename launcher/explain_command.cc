@@ -14,17 +14,18 @@
 #include "core/engine.h"
 #include "core/loader.h"
 #include "launcher/program.h"
+#include "launcher/run_command.h"
 
 namespace klaunch {
 namespace {
 
+constexpr char kExplainUsage[] =
+    "usage: klaunch explain [--policy FILE | --preset NAME] (--read PATH | "
+    "--write PATH | --exec 'CMD LINE' | --connect HOST:PORT)\n";
+
 int Usage(const std::string& why) {
-  std::fprintf(stderr,
-               "klaunch explain: %s\nusage: klaunch explain [--policy FILE | "
-               "--preset NAME] (--read PATH | --write PATH | --exec 'CMD "
-               "LINE' | --connect HOST:PORT)\n",
-               why.c_str());
-  return 2;
+  std::fprintf(stderr, "klaunch explain: %s\n%s", why.c_str(), kExplainUsage);
+  return kExitUsage;
 }
 
 int Print(const std::string& what, const Decision& d) {
@@ -56,6 +57,14 @@ int RunExplain(const std::vector<std::string>& args) {
   std::string policy_file, preset, kind, target;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
+    if (a == "--help" || a == "-h") {
+      std::fputs(kExplainUsage, stdout);
+      return 0;
+    }
+    if (a != "--policy" && a != "--preset" && a != "--read" &&
+        a != "--write" && a != "--exec" && a != "--connect") {
+      return Usage("unknown option '" + a + "'");
+    }
     if (i + 1 >= args.size()) return Usage("option " + a + " needs a value");
     const std::string& v = args[++i];
     if (a == "--policy") {
@@ -86,7 +95,7 @@ int RunExplain(const std::vector<std::string>& args) {
   if (!engine.ok()) {
     std::fprintf(stderr, "klaunch: %s\n",
                  std::string(engine.status().message()).c_str());
-    return 2;
+    return kExitUsage;
   }
   if (kind == "read" || kind == "write") {
     const std::string path = ResolveForJudgement(target);
@@ -103,7 +112,7 @@ int RunExplain(const std::vector<std::string>& args) {
     const std::string program = FindInPath(words[0], path_var ? path_var : "");
     if (program.empty()) {
       std::fprintf(stderr, "klaunch: %s: command not found\n", words[0].c_str());
-      return 2;
+      return kExitUsage;
     }
     const ExecutableName name = NameExecutable(program);
     std::vector<absl::string_view> argv(words.begin(), words.end());

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <set>
 #include <string>
 
@@ -9,6 +10,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 
 namespace klaunch {
 
@@ -62,39 +64,27 @@ absl::StatusOr<int64_t> ParseDuration(const std::string& option,
   auto bad = [&](const char* why) {
     return absl::InvalidArgumentError(absl::StrCat(
         option, " ", text, ": ", why,
-        " (write a number with s, m, h or ms: 90s, 10m, 1.5h)"));
+        " (write a number with ms, s, m, h or d: 90s, 10m, 1.5h, 1h30m)"));
   };
-  size_t end = 0;
-  while (end < text.size() &&
-         (std::isdigit(static_cast<unsigned char>(text[end])) ||
-          text[end] == '.')) {
-    ++end;
-  }
-  const std::string number = text.substr(0, end), unit = text.substr(end);
-  double value = 0;
-  if (number.empty() || number == "." ||
-      std::count(number.begin(), number.end(), '.') > 1 ||
-      !absl::SimpleAtod(number, &value)) {
+  // Abseil reads ms, s, m and h and their sums; a bare number is seconds,
+  // as timeout(1) has it, and `d` days, which Abseil does not read.
+  absl::Duration d;
+  double days = 0;
+  if (absl::EndsWith(text, "d") &&
+      absl::SimpleAtod(absl::string_view(text).substr(0, text.size() - 1),
+                       &days) &&
+      std::isfinite(days)) {
+    d = absl::Hours(24) * days;
+  } else if (!absl::ParseDuration(
+                 text.find_first_not_of("0123456789.") == std::string::npos
+                     ? text + "s"
+                     : text,
+                 &d)) {
     return bad("not a duration");
   }
-  double scale;
-  if (unit.empty() || unit == "s") {
-    scale = 1000;
-  } else if (unit == "ms") {
-    scale = 1;
-  } else if (unit == "m") {
-    scale = 60 * 1000;
-  } else if (unit == "h") {
-    scale = 3600 * 1000;
-  } else if (unit == "d") {
-    scale = 86400 * 1000;
-  } else {
-    return bad("unknown unit");
-  }
-  const double ms = value * scale;
-  if (ms < 1) return bad("must be at least 1ms");
-  if (ms > 365.0 * 86400 * 1000) return bad("longer than a year");
-  return static_cast<int64_t>(ms);
+  if (d < absl::Milliseconds(1)) return bad("must be at least 1ms");
+  if (d > absl::Hours(24 * 365)) return bad("longer than a year");
+  return absl::ToInt64Milliseconds(d);
 }
 
 absl::StatusOr<RunOptions> ParseRunOptions(

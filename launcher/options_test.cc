@@ -32,6 +32,8 @@ TEST(RunOptions, DurationsReadLikeTimeouts) {
   EXPECT_EQ(*ParseDuration("--timeout", "1.5h"), 5400000);
   EXPECT_EQ(*ParseDuration("--timeout", "250ms"), 250);
   EXPECT_EQ(*ParseDuration("--timeout", "2"), 2000);
+  EXPECT_EQ(*ParseDuration("--timeout", "1h30m"), 5400000);
+  EXPECT_EQ(*ParseDuration("--timeout", "1d"), 86400000);
   absl::StatusOr<RunOptions> o =
       ParseRunOptions({"--timeout=1m", "--kill-after", "2s", "--", "true"});
   ASSERT_TRUE(o.ok()) << o.status();
@@ -41,7 +43,7 @@ TEST(RunOptions, DurationsReadLikeTimeouts) {
 }
 
 TEST(RunOptions, ABadDurationNamesTheOptionAndTheText) {
-  for (const char* bad : {"", "x", "0", "0s", "-1s", "1.2.3s", "5y", "s"}) {
+  for (const char* bad : {"", "x", "0", "0s", "-1s", "1.2.3s", "5y", "s", "inf", "400d", "d"}) {
     absl::StatusOr<RunOptions> o = ParseRunOptions({"--timeout", bad, "true"});
     ASSERT_FALSE(o.ok()) << bad;
     EXPECT_THAT(std::string(o.status().message()),

@@ -17,6 +17,9 @@ namespace klaunch {
 // Exit statuses of klaunch itself, as env(1) and timeout(1) use them.
 inline constexpr int kExitTimedOut = 124;  // --timeout, as timeout(1)
 inline constexpr int kExitKlaunchFailed = 125;
+// A usage error, or input it cannot use, in a subcommand (check, explain,
+// suggest, doctor). Running a program says 125 instead: 2 may be CMD's own.
+inline constexpr int kExitUsage = 2;
 inline constexpr int kExitCannotRun = 126;
 inline constexpr int kExitNotFound = 127;
 

@@ -14,6 +14,7 @@
 #include "core/effective.h"
 #include "core/loader.h"
 #include "core/path.h"
+#include "launcher/run_command.h"
 
 namespace klaunch {
 namespace {
@@ -310,6 +311,10 @@ std::string SuggestPolicy(const Policy& base,
 int RunSuggest(const std::vector<std::string>& args) {
   std::string log, base_file;
   for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--help" || args[i] == "-h") {
+      std::fputs("usage: klaunch suggest AUDIT.jsonl [--base FILE]\n", stdout);
+      return 0;
+    }
     if (args[i] == "--base" && i + 1 < args.size()) {
       base_file = args[++i];
     } else if (log.empty() && !args[i].empty() && args[i][0] != '-') {
@@ -317,17 +322,17 @@ int RunSuggest(const std::vector<std::string>& args) {
     } else {
       std::fprintf(stderr, "klaunch suggest: unexpected '%s'\nusage: klaunch "
                    "suggest AUDIT.jsonl [--base FILE]\n", args[i].c_str());
-      return 2;
+      return kExitUsage;
     }
   }
   if (log.empty()) {
     std::fprintf(stderr, "usage: klaunch suggest AUDIT.jsonl [--base FILE]\n");
-    return 2;
+    return kExitUsage;
   }
   std::ifstream in(log);
   if (!in) {
     std::fprintf(stderr, "klaunch: %s: cannot read the audit log\n", log.c_str());
-    return 2;
+    return kExitUsage;
   }
   std::vector<AuditEvent> events;
   int line_no = 0;
@@ -338,7 +343,7 @@ int RunSuggest(const std::vector<std::string>& args) {
     if (!e) {
       std::fprintf(stderr, "klaunch: %s:%d: not an audit record\n", log.c_str(),
                    line_no);
-      return 2;
+      return kExitUsage;
     }
     if (e->verdict == "deny" || e->verdict == "would_deny" ||
         IsTerminalYes(*e)) {
@@ -352,7 +357,7 @@ int RunSuggest(const std::vector<std::string>& args) {
   if (!base.ok()) {
     std::fprintf(stderr, "klaunch: %s\n",
                  std::string(base.status().message()).c_str());
-    return 2;
+    return kExitUsage;
   }
   std::fputs(SuggestPolicy(*base, events).c_str(), stdout);
   return 0;

@@ -554,6 +554,35 @@ TEST(Launcher, HelpAsAWordPrintsWhatDashDashHelpPrints) {
   EXPECT_THAT(help.out, HasSubstr("usage: klaunch"));
 }
 
+TEST(Launcher, EverySubcommandSaysAUsageErrorWithTheOneDocumentedCode) {
+  Launcher l;
+  const std::string policy = l.Write("p.toml", "extends = \"read-only\"\n");
+  // Each subcommand, with an option it does not know where a file, a
+  // question or nothing would do.
+  const std::vector<std::vector<std::string>> calls = {
+      {"check", "--bogus"},
+      {"check", "--bogus", policy},
+      {"explain", "--bogus"},
+      {"explain", "--policy", policy, "--read", "/usr", "--bogus"},
+      {"suggest", "--bogus"},
+      {"doctor", "--bogus"},
+  };
+  for (const auto& call : calls) {
+    ProcessResult r = l.Run(call);
+    EXPECT_EQ(r.exit_code, 2) << call[0] << " " << call[1] << ": " << r.err;
+    EXPECT_THAT(r.err, HasSubstr("'--bogus'")) << call[0];
+    EXPECT_THAT(r.err, HasSubstr("usage: klaunch " + call[0])) << call[0];
+    // Help is no error, and goes to stdout.
+    ProcessResult help = l.Run({call[0], "--help"});
+    EXPECT_EQ(help.exit_code, 0) << call[0] << ": " << help.err;
+    EXPECT_THAT(help.out, HasSubstr("usage: klaunch " + call[0]));
+  }
+  // Running a program: 2 may be CMD's own, so klaunch says 125.
+  ProcessResult run = l.Run({"--bogus", "--", "/bin/true"});
+  EXPECT_EQ(run.exit_code, 125) << run.err;
+  EXPECT_THAT(run.err, HasSubstr("--bogus"));
+}
+
 TEST(Launcher, VerboseSaysWhatLandlockApproximatesOfThePolicysOwnEntriesOnly) {
   if (LandlockAbiOfThisKernel() == 0) {
     GTEST_SKIP() << "no Landlock here: there is nothing it approximates";

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/name_need.h"
 #include "launcher/supervise.h"
 #include "launcher/syscall_table.h"
 
@@ -34,7 +35,7 @@ enum class Slash { kEntry, kFollows };
 // A name judged as a write: its directory pinned, the last component kept.
 // 0, or -errno to answer with.
 int JudgeName(Call& c, const char* op, int dirfd, const PathArg& arg,
-              Slash slash, Resolved* r) {
+              Slash slash, Resolved* r, NameNeed need = NameNeed::kAny) {
   if (arg.error < 0) return arg.error;
   const std::string& path = arg.path;
   // An entry call's "name/" is resolved as "name" (Resolve follows a final
@@ -56,6 +57,13 @@ int JudgeName(Call& c, const char* op, int dirfd, const PathArg& arg,
     if (Resolve(c.target(), dirfd, path, true, &followed) == 0) {
       *r = std::move(followed);
     }
+  }
+  // The kernel's answer before any permission, where the program may see
+  // the name (core/name_need.h): nothing to judge or record.
+  if (const int e = ErrorBeforePermission(need, r->object.valid());
+      e != 0 &&
+      c.engine().CheckPath(Access::kStat, r->NamePath()).allowed()) {
+    return -e;
   }
   if (!c.JudgePath(op, Access::kWrite, r->NamePath())) return -EACCES;
   return 0;
@@ -119,9 +127,14 @@ bool Ends(int e) { return e < 0 && e != -EACCES; }
 Answer Rename(Call& c, const MutationCall& m) {
   const char* op = m.op;
   Resolved from, to;
-  const int e_from = JudgeName(c, op, m.dirfd, m.path, Slash::kEntry, &from);
+  const int e_from = JudgeName(c, op, m.dirfd, m.path, Slash::kEntry, &from,
+                               NameNeed::kExisting);
   if (Ends(e_from)) return Answer::Error(-e_from);
-  const int e_to = JudgeName(c, op, m.new_dirfd, m.new_path, Slash::kEntry, &to);
+  const NameNeed to_need = m.flags & RENAME_EXCHANGE    ? NameNeed::kExisting
+                           : m.flags & RENAME_NOREPLACE ? NameNeed::kNew
+                                                        : NameNeed::kAny;
+  const int e_to = JudgeName(c, op, m.new_dirfd, m.new_path, Slash::kEntry,
+                             &to, to_need);
   if (Ends(e_to)) return Answer::Error(-e_to);
   int e = BothEnds(e_from, e_to);
   // Moving a directory moves everything below it: a deny entry must not be
@@ -149,8 +162,8 @@ Answer Rename(Call& c, const MutationCall& m) {
 Answer Link(Call& c, const MutationCall& m) {
   const int flags = m.flags;
   Resolved to;
-  const int e_to =
-      JudgeName(c, "link", m.new_dirfd, m.new_path, Slash::kEntry, &to);
+  const int e_to = JudgeName(c, "link", m.new_dirfd, m.new_path,
+                             Slash::kEntry, &to, NameNeed::kNew);
   if (Ends(e_to)) return Answer::Error(-e_to);
   // A hard link is a second name for the source: writing through it writes
   // the source, so the source must be writable as well.
@@ -166,8 +179,9 @@ Answer Link(Call& c, const MutationCall& m) {
                                       to.parent.get(), to.EntryName().c_str(),
                                       AT_SYMLINK_FOLLOW)));
   }
-  const int e_from =
-      JudgeName(c, "link", m.dirfd, m.path, Slash::kEntry, &from);
+  const int e_from = JudgeName(c, "link", m.dirfd, m.path, Slash::kEntry,
+                               &from, NameNeed::kExisting);
+  if (Ends(e_from)) return Answer::Error(-e_from);
   if (int e = BothEnds(e_from, e_to); e < 0) return Answer::Error(-e);
   if (!c.Live()) return Answer::Error(ENOENT);
   return Answer::Result(Done(linkat(from.parent.get(), from.EntryName().c_str(),
@@ -282,8 +296,8 @@ Answer SuperviseMutation(Call& c) {
   }
   const int nr = c.nr();
   Resolved r;
-  auto name_call = [&](auto act) -> Answer {
-    if (int e = JudgeName(c, m.op, m.dirfd, m.path, Slash::kEntry, &r);
+  auto name_call = [&](NameNeed need, auto act) -> Answer {
+    if (int e = JudgeName(c, m.op, m.dirfd, m.path, Slash::kEntry, &r, need);
         e < 0) {
       return Answer::Error(-e);
     }
@@ -293,16 +307,16 @@ Answer SuperviseMutation(Call& c) {
   switch (nr) {
     case SYS_unlink:
     case SYS_unlinkat:
-      return name_call([&] {
+      return name_call(NameNeed::kExisting, [&] {
         return unlinkat(r.parent.get(), r.EntryName().c_str(), m.flags);
       });
     case SYS_rmdir:
-      return name_call([&] {
+      return name_call(NameNeed::kExisting, [&] {
         return unlinkat(r.parent.get(), r.EntryName().c_str(), AT_REMOVEDIR);
       });
     case SYS_mkdir:
     case SYS_mkdirat:
-      return name_call([&] {
+      return name_call(NameNeed::kNew, [&] {
         return mkdirat(r.parent.get(), r.EntryName().c_str(),
                        m.mode & ~c.target().umask());
       });
@@ -314,7 +328,7 @@ Answer SuperviseMutation(Call& c) {
                     "add \"devices\" to system.allow to allow it")) {
         return Answer::Error(EPERM);
       }
-      return name_call([&] {
+      return name_call(NameNeed::kNew, [&] {
         return mknodat(r.parent.get(), r.EntryName().c_str(),
                        (m.mode & S_IFMT) | (m.mode & 07777 & ~c.target().umask()),
                        m.dev);
@@ -323,7 +337,7 @@ Answer SuperviseMutation(Call& c) {
     case SYS_symlinkat:
       if (m.link_text.error < 0) return Answer::Error(-m.link_text.error);
       // The target is only text until something follows it.
-      return name_call([&] {
+      return name_call(NameNeed::kNew, [&] {
         return symlinkat(m.link_text.path.c_str(), r.parent.get(),
                          r.EntryName().c_str());
       });

@@ -126,12 +126,22 @@ Answer SuperviseOpen(Call& c) {
     }
     return Answer::Error(EEXIST);
   }
-  if (!JudgeObject(c, o, access, r)) return Answer::Error(EACCES);
-
   struct stat st = r.st;
   if (!r.stat_known && fstat(r.object.get(), &st) != 0) {
     return Answer::Error(errno);
   }
+  // A directory is never opened for writing: the kernel says so before
+  // any permission, where the program may see it (core/name_need.h).
+  if (access != Access::kRead && S_ISDIR(st.st_mode) &&
+      (o.flags & O_TMPFILE) != O_TMPFILE && !(o.flags & O_PATH) &&
+      c.engine()
+          .CheckPath(Access::kStat,
+                     c.target().SelfView(KernelPath(r.object.get())))
+          .allowed()) {
+    return Answer::Error(EISDIR);
+  }
+  if (!JudgeObject(c, o, access, r)) return Answer::Error(EACCES);
+
   if (o.flags & O_PATH) {
     if ((o.flags & O_DIRECTORY) && !S_ISDIR(st.st_mode)) {
       return Answer::Error(ENOTDIR);

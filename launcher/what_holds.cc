@@ -98,6 +98,15 @@ std::vector<Holding> WhatHolds(const Setting& s) {
        "supervisor (writes are then not exact in Landlock)",
        {"AttackTag.AForgedTagCannotWriteAFileDeniedInsideTheWritableWorkspace"}});
   rows.push_back(
+      {"write, create, delete, hard-link, rename over or move away what a "
+       "read_only entry keeps inside a write root (workspace-write's "
+       "`.git/hooks`, `.git/config` and shell start-up files, the policy "
+       "file)",
+       "supervisor (writes are then not exact in Landlock), and the shim",
+       {"AttackProtected.NoWayOfWritingGitHooksConfigRcFilesOrThePolicyGetsThrough",
+        "AttackProtected.AShellRedirectionOrGitConfigCannotChangeThem",
+        "AttackProtected.AUsersReadOnlyEntryKeepsAWorkspaceFileFromEveryWriter"}});
+  rows.push_back(
       {"change a file's mode, owner, times or extended attributes",
        "supervisor",
        {"AttackTag.AForgedTagCannotChangeTheModeOfAFileOutsideEveryRoot",

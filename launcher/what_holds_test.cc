@@ -105,7 +105,8 @@ TEST(WhatHolds, TheAttackMatrixRunsEveryTestTheTableNames) {
   }
   for (const char* binary : {"attack_race", "attack_address", "attack_tag",
                              "attack_log", "attack_block", "attack_orphan",
-                             "attack_reach", "attack_vfork", "seccomp"}) {
+                             "attack_reach", "attack_vfork", "attack_protected",
+                             "seccomp"}) {
     EXPECT_THAT(whole, HasSubstr(binary));
   }
 }

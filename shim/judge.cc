@@ -196,6 +196,15 @@ bool AllowMissing(const char* op, Access access, int dirfd, const char* path) {
   return Apply(op, where, AccessName(access).data(), std::move(d));
 }
 
+bool MaySee(const char* path) {
+  const Config& c = GetConfig();
+  if (c.engine == nullptr || path[0] != '/') return false;
+  if (!c.engine->has_deny_rules()) return true;
+  char buf[kPathMax];
+  return c.engine->CheckPath(Access::kStat, SelfProcPath(path, buf, sizeof(buf)))
+      .allowed();
+}
+
 bool AllowCommand(const char* op, const char* named, const char* target,
                   char* const argv[], const std::vector<std::string>& links) {
   const Config& c = GetConfig();

@@ -41,6 +41,10 @@ bool AllowObject(const char* op, Access access, const char* real, int dirfd,
 // a denied tree is indistinguishable from a present one.
 bool AllowMissing(const char* op, Access access, int dirfd, const char* path);
 
+// True when the program may look at `path` (no deny entry covers it): the
+// kernel's own answer about the name may then be given (core/name_need.h).
+bool MaySee(const char* path);
+
 // `named`: the executable as named, directories resolved; `target`: what its
 // final symlink resolves to ("" when none).
 // `links`: the symlinks between them, which deny rules match too.

@@ -75,6 +75,17 @@ long Rename(const char* op, int olddirfd, const char* oldpath, int newdirfd,
     if (!AllowMissing(op, kW, newdirfd, newpath)) return -1;
     return Failed(r);
   }
+  // The kernel looks the names up before any permission: a missing source,
+  // or a target present under RENAME_NOREPLACE, is its answer.
+  if (int e = NativeNameError(from, NameNeed::kExisting); e != 0) {
+    return Failed(-e);
+  }
+  const NameNeed to_need = flags & RENAME_EXCHANGE    ? NameNeed::kExisting
+                           : flags & RENAME_NOREPLACE ? NameNeed::kNew
+                                                      : NameNeed::kAny;
+  if (int e = NativeNameError(to, to_need); e != 0) {
+    return Failed(-e);
+  }
   // Every end is judged before refusing, so that enforcement records what
   // a dry run records (Fidelity tests), not only the first refusal.
   bool allowed = AllowBoth(op, from.path, to.path);
@@ -116,6 +127,7 @@ long Link(const char* op, int olddirfd, const char* oldpath, int newdirfd,
       if (!AllowMissing(op, kW, olddirfd, oldpath)) return -1;
       return Failed(r);
     }
+    if (int e = NativeNameError(to, NameNeed::kNew); e != 0) return Failed(-e);
     if (!AllowBoth(op, src.path, to.path)) return -1;
     scope.RestoreErrno();
     return Ret(sys(SYS_linkat, AT_FDCWD, src.proc, to.fd, to.last,
@@ -127,6 +139,10 @@ long Link(const char* op, int olddirfd, const char* oldpath, int newdirfd,
     if (!AllowMissing(op, kW, olddirfd, oldpath)) return -1;
     return Failed(r);
   }
+  if (int e = NativeNameError(from, NameNeed::kExisting); e != 0) {
+    return Failed(-e);
+  }
+  if (int e = NativeNameError(to, NameNeed::kNew); e != 0) return Failed(-e);
   if (!AllowBoth(op, from.path, to.path)) return -1;
   scope.RestoreErrno();
   return Ret(sys(SYS_linkat, from.fd, from.last, to.fd, to.last, 0));
@@ -188,19 +204,19 @@ using namespace klaunch::shim;  // NOLINT: the wrappers below are C symbols
 KL_EXPORT int unlink(const char* path) {
   return AtName("unlink", kW, AT_FDCWD, path, [](int d, const char* n) {
     return sys(SYS_unlinkat, d, n, 0);
-  }, Slash::kEntry);
+  }, Slash::kEntry, klaunch::NameNeed::kExisting);
 }
 
 KL_EXPORT int unlinkat(int dirfd, const char* path, int flags) {
   return AtName("unlinkat", kW, dirfd, path, [&](int d, const char* n) {
     return sys(SYS_unlinkat, d, n, flags);
-  }, Slash::kEntry);
+  }, Slash::kEntry, klaunch::NameNeed::kExisting);
 }
 
 KL_EXPORT int rmdir(const char* path) {
   return AtName("rmdir", kW, AT_FDCWD, path, [](int d, const char* n) {
     return sys(SYS_unlinkat, d, n, AT_REMOVEDIR);
-  }, Slash::kEntry);
+  }, Slash::kEntry, klaunch::NameNeed::kExisting);
 }
 
 KL_EXPORT int remove(const char* path) {
@@ -208,7 +224,7 @@ KL_EXPORT int remove(const char* path) {
     long r = sys(SYS_unlinkat, d, n, 0);
     if (r == -EISDIR) r = sys(SYS_unlinkat, d, n, AT_REMOVEDIR);
     return r;
-  }, Slash::kEntry);
+  }, Slash::kEntry, klaunch::NameNeed::kExisting);
 }
 
 KL_EXPORT int rename(const char* oldpath, const char* newpath) {
@@ -226,12 +242,12 @@ KL_EXPORT int renameat2(int olddirfd, const char* oldpath, int newdirfd,
 KL_EXPORT int mkdir(const char* path, mode_t mode) {
   return AtName("mkdir", kW, AT_FDCWD, path, [&](int d, const char* n) {
     return sys(SYS_mkdirat, d, n, mode);
-  }, Slash::kEntry);
+  }, Slash::kEntry, klaunch::NameNeed::kNew);
 }
 KL_EXPORT int mkdirat(int dirfd, const char* path, mode_t mode) {
   return AtName("mkdirat", kW, dirfd, path, [&](int d, const char* n) {
     return sys(SYS_mkdirat, d, n, mode);
-  }, Slash::kEntry);
+  }, Slash::kEntry, klaunch::NameNeed::kNew);
 }
 
 KL_EXPORT int mknodat(int dirfd, const char* path, mode_t mode, dev_t dev) {
@@ -247,7 +263,7 @@ KL_EXPORT int mknodat(int dirfd, const char* path, mode_t mode, dev_t dev) {
   }
   return AtName("mknod", kW, dirfd, path, [&](int d, const char* n) {
     return sys(SYS_mknodat, d, n, mode, dev);
-  }, Slash::kEntry);
+  }, Slash::kEntry, klaunch::NameNeed::kNew);
 }
 KL_EXPORT int mknod(const char* path, mode_t mode, dev_t dev) {
   return mknodat(AT_FDCWD, path, mode, dev);
@@ -263,7 +279,7 @@ KL_EXPORT int symlinkat(const char* target, int dirfd, const char* linkpath) {
   // The target is only text until something follows it, and is judged then.
   return AtName("symlink", kW, dirfd, linkpath, [&](int d, const char* n) {
     return sys(SYS_symlinkat, target, d, n);
-  }, Slash::kEntry);
+  }, Slash::kEntry, klaunch::NameNeed::kNew);
 }
 KL_EXPORT int symlink(const char* target, const char* linkpath) {
   return symlinkat(target, AT_FDCWD, linkpath);

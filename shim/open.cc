@@ -56,6 +56,16 @@ int OpenForWrite(const char* op, Access access, int dirfd, const char* path,
     PinnedObject obj;
     int r = PinObject(dirfd, path, !nofollow, &obj);
     if (r == 0) {
+      // The kernel's answers before any permission: the name exists, or
+      // is a directory, which nobody opens for writing.
+      if (MaySee(obj.path)) {
+        if (excl) return Fail(-EEXIST);
+        struct stat st;
+        if ((flags & O_TMPFILE) != O_TMPFILE &&
+            sys(SYS_fstat, obj.fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+          return Fail(-EISDIR);
+        }
+      }
       if (!AllowObject(op, access, obj.path, dirfd, path)) return -1;
       if (excl) return Fail(-EEXIST);
       if (flags & O_NOFOLLOW) {

@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "core/name_need.h"
 #include "shim/judge.h"
 #include "shim/resolve.h"
 #include "shim/state.h"
@@ -54,6 +55,19 @@ long AtObject(const char* op, Access access, int dirfd, const char* path,
   return AtObjectIn(scope, op, access, dirfd, path, follow, empty_path, act);
 }
 
+// The kernel's answer for a name that fails `need` (missing where the call
+// needs it, present where the call makes it), given before it checks any
+// permission: 0 when the call is to be judged, or when the program may not
+// see the name (a deny entry's refusal then stands).
+inline int NativeNameError(const PinnedParent& p, NameNeed need) {
+  if (need == NameNeed::kAny) return 0;
+  struct stat st;
+  const long s = sys(SYS_newfstatat, p.fd, p.last, &st, AT_SYMLINK_NOFOLLOW);
+  if (s != 0 && s != -ENOENT) return 0;
+  const int e = ErrorBeforePermission(need, s == 0);
+  return e != 0 && MaySee(p.path) ? e : 0;
+}
+
 // How a call treats a final "name/": a lookup (lstat, readlink, the
 // AT_SYMLINK_NOFOLLOW forms) follows a symlink there; a call on the
 // directory entry itself (mkdir, rmdir, unlink, mknod, symlink) never does,
@@ -64,7 +78,8 @@ enum class Slash { kFollows, kEntry };
 
 template <typename Act>
 long AtName(const char* op, Access access, int dirfd, const char* path,
-            Act act, Slash slash = Slash::kFollows) {
+            Act act, Slash slash = Slash::kFollows,
+            NameNeed need = NameNeed::kAny) {
   Scope scope;
   if (scope.nested() || path == nullptr) return Ret(act(dirfd, path));
   PinnedParent parent;
@@ -97,6 +112,9 @@ long AtName(const char* op, Access access, int dirfd, const char* path,
     }
     scope.RestoreErrno();
     return Ret(act(dirfd, path));
+  }
+  if (const int e = NativeNameError(parent, need); e != 0) {
+    return Failed(-e);
   }
   if (!AllowPath(op, access, parent.path)) return -1;
   scope.RestoreErrno();

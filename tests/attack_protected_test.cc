@@ -25,7 +25,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-class Protected : public ::testing::Test {
+class AttackProtected : public ::testing::Test {
  protected:
   void SetUp() override {
     RunProcess({"/bin/mkdir", "-p", k_.Path(".git/hooks"),
@@ -85,7 +85,7 @@ class Protected : public ::testing::Test {
   KlaunchRun k_;
 };
 
-TEST_F(Protected, NoWayOfWritingGitHooksConfigRcFilesOrThePolicyGetsThrough) {
+TEST_F(AttackProtected, NoWayOfWritingGitHooksConfigRcFilesOrThePolicyGetsThrough) {
   SetPolicy("");
   for (const char* binary : {"bin/toucher-static", "bin/toucher"}) {
     std::vector<std::string> cmd = {k_.Path(binary)};
@@ -105,7 +105,7 @@ TEST_F(Protected, NoWayOfWritingGitHooksConfigRcFilesOrThePolicyGetsThrough) {
   }
 }
 
-TEST_F(Protected, AShellRedirectionOrGitConfigCannotChangeThem) {
+TEST_F(AttackProtected, AShellRedirectionOrGitConfigCannotChangeThem) {
   SetPolicy("");
   ProcessResult r = k_.Run(
       {"/bin/sh", "-c",
@@ -119,7 +119,7 @@ TEST_F(Protected, AShellRedirectionOrGitConfigCannotChangeThem) {
   ExpectNothingChanged("sh");
 }
 
-TEST_F(Protected, ThePresetsEntriesCanBeLiftedButNotThePolicyFiles) {
+TEST_F(AttackProtected, ThePresetsEntriesCanBeLiftedButNotThePolicyFiles) {
   SetPolicy("preset_read_only = false\n");
   ProcessResult r = k_.Run(
       {k_.Path("bin/toucher-static"), "append:" + k_.root() + "/.git/config",
@@ -129,7 +129,7 @@ TEST_F(Protected, ThePresetsEntriesCanBeLiftedButNotThePolicyFiles) {
   EXPECT_THAT(r.out, HasSubstr("append " + k_.Path("policy.toml") + ": error"));
 }
 
-TEST_F(Protected, AUsersReadOnlyEntryKeepsAWorkspaceFileFromEveryWriter) {
+TEST_F(AttackProtected, AUsersReadOnlyEntryKeepsAWorkspaceFileFromEveryWriter) {
   k_.Write("ws/keep.txt", "kept\n");
   SetPolicy("read_only = [\"keep.txt\"]\n");
   ProcessResult r = k_.Run(
@@ -142,7 +142,7 @@ TEST_F(Protected, AUsersReadOnlyEntryKeepsAWorkspaceFileFromEveryWriter) {
   EXPECT_EQ(ReadFile(k_.ws() + "/evil"), "evil\n") << Show(r);
 }
 
-TEST_F(Protected, ExplainSaysAHookWriteIsRefusedAndWhy) {
+TEST_F(AttackProtected, ExplainSaysAHookWriteIsRefusedAndWhy) {
   SetPolicy("");
   ProcessOptions o;
   o.cwd = k_.ws();

@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/json.h"
 
@@ -128,11 +129,21 @@ absl::StatusOr<AuditEvent> ParseRecordRequest(absl::string_view bytes) {
     return absl::InvalidArgumentError(
         "record request: bytes after the last field");
   }
-  if (e.verdict != "deny" && e.verdict != "would_deny") {
+  if (e.verdict != "deny" && e.verdict != "would_deny" && e.verdict != "allow") {
     return absl::InvalidArgumentError(
-        "record request: a shim records only refusals");
+        "record request: a shim records only refusals and traced calls");
   }
   return e;
+}
+
+bool IsTracedCall(absl::string_view access, absl::string_view target) {
+  if (access == "exec" || access == "connect") return true;
+  if (access != "write") return false;
+  for (absl::string_view quiet :
+       {"/dev/null", "/dev/zero", "/dev/full", "/dev/tty"}) {
+    if (target == quiet) return false;
+  }
+  return !absl::StartsWith(target, "/dev/pts/");
 }
 
 void FormatAuditTime(char* out, size_t size) {

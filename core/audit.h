@@ -112,10 +112,17 @@ inline constexpr size_t kRecordRequestMax = 64 * 1024;
 std::string RecordRequest(const AuditEvent& event);
 
 // Reads a request RecordRequest wrote: exactly its eight fields, nothing
-// after them, at most kRecordRequestMax bytes, and a verdict of "deny" or
-// "would_deny" (a shim records nothing else). The other fields of the
+// after them, at most kRecordRequestMax bytes, and a verdict of "deny",
+// "would_deny" or, for a call --trace records, "allow". The other fields of the
 // result are empty.
 absl::StatusOr<AuditEvent> ParseRecordRequest(absl::string_view bytes);
+
+// What --trace records of the calls a layer allows: writes (creations,
+// deletions, renames, links and every other change), execs and connects.
+// Reads and looks are left out: they are most calls, and change nothing;
+// so are writes to the terminal and to the devices that hold nothing
+// (/dev/null and its kind), which every shell makes.
+bool IsTracedCall(absl::string_view access, absl::string_view target);
 
 // The current UTC time as AuditEvent::time wants it. Takes no lock and
 // allocates nothing.

@@ -40,6 +40,8 @@ const char kUsage[] =
     "  --log FILE      the JSON-lines audit log (default: a new file under\n"
     "                  $XDG_STATE_HOME/klaunch/runs/)\n"
     "  --verbose       one line on stderr per refusal as it happens\n"
+    "  --trace         record what was allowed too: writes, creations,\n"
+    "                  deletions, execs and connects (verdict \"allow\")\n"
     "  --quiet         nothing of klaunch's own on stderr but errors\n"
     "  --ask           put commands no rule admits to the user at the\n"
     "                  terminal (as unlisted = \"ask\"); no terminal: refused\n"
@@ -145,6 +147,8 @@ absl::StatusOr<RunOptions> ParseRunOptions(
       o.quiet = true;
     } else if (name == "--verbose" && !has_inline) {
       o.verbose = true;
+    } else if (name == "--trace" && !has_inline) {
+      o.trace = true;
     } else if (name == "--ask" && !has_inline) {
       o.ask = true;
     } else if (name == "--no-seccomp" && !has_inline) {

@@ -26,6 +26,7 @@ struct RunOptions {
   std::string log_file;     // --log
   bool quiet = false;       // --quiet
   bool verbose = false;     // --verbose
+  bool trace = false;       // --trace: allowed writes, execs, connects recorded
   bool keep_orphans = false;
   // --fail-on-refusal: exit 1 when CMD exited 0 but a call was refused (in
   // audit mode: would have been).

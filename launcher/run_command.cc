@@ -471,6 +471,7 @@ struct RunStory {
   AuditLog log;  // empty until the start record is written
   std::string program;
   std::chrono::steady_clock::time_point started;
+  uint64_t log_from = 0;  // the log's size before the start record
   std::optional<int> cmd_status;  // CMD's wait status, once it ran
   int refusals = -1;
 };
@@ -627,6 +628,7 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
   env.push_back("KLAUNCH_SHIM=" + *shim);
   env.push_back("KLAUNCH_POLICY_FILE=" + effective);
   if (o.verbose) env.push_back("KLAUNCH_VERBOSE=1");
+  if (o.trace) env.push_back("KLAUNCH_TRACE=1");
 
   // Asking needs a terminal; without one, "ask" refuses (the shim says why).
   // A program section may ask about commands where the policy does not.
@@ -702,7 +704,7 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
   // which names the sender by SO_PEERCRED.
   std::unique_ptr<RequestSocket> records;
   if (o.no_seccomp) {
-    const ShimRecordSettings rs{audit_log, &*cmd_engine, false};
+    const ShimRecordSettings rs{audit_log, &*cmd_engine, false, o.trace};
     const std::string path = *run_dir + "/record.sock";
     absl::StatusOr<std::unique_ptr<RequestSocket>> started =
         RequestSocket::Start(
@@ -768,6 +770,7 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
     settings.log = audit_log;
     settings.effective_policy = effective_text;
     settings.verbose = o.verbose;
+    settings.trace = o.trace;
     settings.asker = asker.get();
     settings.ask_writes = ask_writes;
     settings.cookie = cookie;
@@ -781,7 +784,9 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
     // reaper (set once it runs).
     members = std::make_unique<RunMembers>(run_cgroup.get());
     settings.members = members.get();
-    if (engine->audit()) settings.echoes = &echoes;
+    // The shim's records just before a call, so that the supervisor does
+    // not record the same call again (a dry run's refusals, --trace).
+    if (engine->audit() || o.trace) settings.echoes = &echoes;
   }
   // The Landlock layer: best effort unless required, never in a dry run.
   // CMD's program sections stack one ruleset each on the policy's.
@@ -895,6 +900,8 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
     start.policy = o.policy_file.empty() ? "" : AbsolutePath(o.policy_file);
     if (!o.policy_file.empty()) start.policy_sha256 = Sha256Hex(policy_text);
     start.mode = engine->audit() ? "audit" : "enforce";
+    struct stat log_st;
+    if (fstat(log_held.fd, &log_st) == 0) story->log_from = log_st.st_size;
     if (int e = AppendAuditEvent(audit_log, std::move(start)); e != 0) {
       Say(absl::StrCat("cannot write the audit log ", log, ": ", strerror(e)));
       return kExitKlaunchFailed;
@@ -1064,7 +1071,8 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
   }
   LogCounts counts;
   const std::string summary =
-      Summarize(log, audit_log.run, engine->audit(), o.verbose, &counts);
+      Summarize(log, audit_log.run, story->log_from, engine->audit(),
+                o.verbose, &counts);
   story->cmd_status = status;
   story->refusals = counts.refusals;
   const int torn = counts.unreadable;
@@ -1157,7 +1165,8 @@ int RunProgram(const RunOptions& o) {
     if (end.refusals < 0) {
       // The run stopped before its summary: count what it recorded.
       LogCounts counts;
-      Summarize(story.log.path, story.log.run, false, false, &counts);
+      Summarize(story.log.path, story.log.run, story.log_from, false, false,
+                &counts);
       end.refusals = counts.refusals;
     }
     // Nothing more to say if this last line is lost: the summary was said.

@@ -30,8 +30,12 @@ int WriteShimRecord(const ShimRecordSettings& settings, pid_t pid,
   e->pid = pid;
   e->exe = exe;
   e->layer = "shim";
-  if (const Engine* engine = settings.engine) {
+  const bool allowed = e->verdict == "allow";
+  if (allowed && !settings.trace) return EINVAL;
+  if (const Engine* engine = settings.engine; engine != nullptr && !allowed) {
     e->verdict = engine->audit() ? "would_deny" : "deny";
+  }
+  if (const Engine* engine = settings.engine) {
     if (settings.chain_known || !SectionNamed(engine->policy(), e->program)) {
       e->program = std::string(engine->program());
     }

@@ -25,6 +25,9 @@ struct ShimRecordSettings {
   // shim's verdict and section are taken as sent.
   const Engine* engine = nullptr;
   bool chain_known = false;
+  // --trace: a shim's records of what it allowed are written; otherwise
+  // they are refused (EINVAL).
+  bool trace = false;
 };
 
 // Completes the request `request` from process `pid`, whose executable is

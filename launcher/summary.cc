@@ -7,17 +7,27 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/audit_read.h"
+#include "core/json.h"
 
 namespace klaunch {
 
 std::string Summarize(const std::string& log_path, const std::string& run,
-                      bool audit, bool verbose, LogCounts* counts) {
+                      uint64_t from, bool audit, bool verbose,
+                      LogCounts* counts) {
   std::map<std::string, int> by_kind;
   std::map<std::string, int> by_target;
   int total = 0, unreadable = 0;
   std::ifstream in(log_path);
+  in.seekg(static_cast<std::streamoff>(from));
+  const std::string run_field = absl::StrCat("\"run\":", JsonString(run));
   for (std::string line; std::getline(in, line);) {
     if (line.empty()) continue;
+    // Another run's whole record needs no parsing; a torn line is counted
+    // whoever wrote it.
+    if (line.find(run_field) == std::string::npos && line.front() == '{' &&
+        line.back() == '}') {
+      continue;
+    }
     std::optional<AuditEvent> e = ParseAuditLine(line);
     if (!e) {
       ++unreadable;

@@ -5,6 +5,7 @@
 #ifndef KLAUNCH_LAUNCHER_SUMMARY_H_
 #define KLAUNCH_LAUNCHER_SUMMARY_H_
 
+#include <cstdint>
 #include <string>
 
 namespace klaunch {
@@ -19,9 +20,12 @@ struct LogCounts {
 // The text to print for the run `run`'s records in the log at `log_path`
 // ("" when nothing was refused and not `verbose`; other runs appended to the
 // same file are not counted); `counts`, when given, receives what it
-// counted.
+// counted. Only the log from byte `from` on is read: the run's records all
+// follow its start, and a log many runs (or --trace) have grown is not
+// read again at every exit.
 std::string Summarize(const std::string& log_path, const std::string& run,
-                      bool audit, bool verbose, LogCounts* counts = nullptr);
+                      uint64_t from, bool audit, bool verbose,
+                      LogCounts* counts = nullptr);
 
 }  // namespace klaunch
 

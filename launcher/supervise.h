@@ -62,6 +62,8 @@ struct Settings {
   AuditLog log;  // the audit log
   std::string effective_policy;  // what the shim loads (kPolicyRequest)
   bool verbose = false;
+  // --trace: allowed writes, execs and connects are recorded too.
+  bool trace = false;
   AskServer* asker = nullptr;  // null: "ask" refuses
   // filesystem.unlisted_writes = "ask": any call that writes may wait for
   // the terminal.
@@ -177,8 +179,10 @@ class Call {
   // Applies a decision: true when the call may go on (allowed, approved at
   // the terminal, or audit mode). A refusal is recorded.
   // `access` as the record names it: "read", "write", "exec", "connect".
+  // `trace`: false for a second judgement of a call already judged (a
+  // directory's move), which --trace does not record again.
   bool Judge(const char* op, const std::string& what, const char* access,
-             Decision d, const std::string& command = "");
+             Decision d, const std::string& command = "", bool trace = true);
   bool JudgePath(const char* op, Access access, const std::string& path);
   // A target that does not resolve: true when it may fail natively; false
   // (recorded) when a deny rule covers where it would be.

@@ -42,7 +42,8 @@ ShimEchoes::Records ShimEchoes::Take(pid_t tid) {
 void Call::Record(const char* op, const std::string& what, const char* access,
                   const Decision& d, const std::string& command) {
   const bool audit = engine_->audit();
-  if (audit) {
+  const bool allowed = d.allowed();
+  if (audit || allowed) {
     for (auto it = echoes_.begin(); it != echoes_.end(); ++it) {
       if (it->first == what && it->second == access) {
         echoes_.erase(it);  // the shim recorded this very call already
@@ -55,13 +56,14 @@ void Call::Record(const char* op, const std::string& what, const char* access,
     FormatAuditTime(when, sizeof(when));
     const AuditEvent event{
         when, target_.tgid(), target_.exe(), op, what, access,
-        audit ? "would_deny" : "deny", std::string(d.rule), d.message,
+        allowed ? "allow" : audit ? "would_deny" : "deny",
+        std::string(d.rule), allowed ? "" : d.message,
         "seccomp", command, std::string(engine_->program())};
     if (int e = AppendAuditEvent(settings_.log, event); e != 0) {
       CountLostRecord(settings_, e);
     }
   }
-  if (settings_.verbose) {
+  if (settings_.verbose && !allowed) {
     const std::string msg = absl::StrCat(
         "klaunch: ", audit ? "(audit, not refused) " : "", d.message, "\n");
     ssize_t ignored = write(2, msg.data(), msg.size());
@@ -95,8 +97,13 @@ class ServerAsker final : public Asker {
 }  // namespace
 
 bool Call::Judge(const char* op, const std::string& what, const char* access,
-                 Decision d, const std::string& command) {
-  if (d.allowed()) return true;
+                 Decision d, const std::string& command, bool trace) {
+  if (d.allowed()) {
+    if (trace && settings_.trace && IsTracedCall(access, what)) {
+      Record(op, what, access, d, command);
+    }
+    return true;
+  }
   const bool audit = engine_->audit();
   if (d.verdict == Verdict::kAsk && !audit) {
     const std::string exe = target_.exe();

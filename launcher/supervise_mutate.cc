@@ -146,7 +146,10 @@ Answer Rename(Call& c, const MutationCall& m) {
       return;
     }
     const std::string path = c.target().SelfView(r.NamePath());
-    if (!c.Judge(op, path, "write", c.engine().CheckMove(path))) e = -EACCES;
+    if (!c.Judge(op, path, "write", c.engine().CheckMove(path), "",
+                 /*trace=*/false)) {
+      e = -EACCES;
+    }
   };
   // Judged whatever the names' own judgements were, as a dry run judges.
   judge_move(from);

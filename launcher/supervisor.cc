@@ -106,10 +106,12 @@ Answer WriteRecord(Call& c) {
   s.log = c.settings().log;
   s.engine = &c.engine();
   s.chain_known = c.settings().chains != nullptr;
+  s.trace = c.settings().trace;
   AuditEvent written;
   const int err = WriteShimRecord(s, c.target().tgid(), c.target().exe(),
                                   *bytes, &written);
-  if (err == 0 && c.settings().echoes != nullptr && c.engine().audit()) {
+  if (err == 0 && c.settings().echoes != nullptr &&
+      (c.engine().audit() || written.verdict == "allow")) {
     c.settings().echoes->Note(c.target().tid(), written.target, written.access);
   }
   if (err == EINVAL) return Answer::Error(EINVAL);

@@ -30,18 +30,19 @@ namespace {
 void Record(const char* op, const char* target, const char* access,
             const Decision& d, bool audit, const std::string& command = {}) {
   const Config& c = GetConfig();
+  const bool allowed = d.allowed();
   AuditEvent e;
   e.op = op;
   e.target = target;
   e.access = access;
-  e.verdict = audit ? "would_deny" : "deny";
+  e.verdict = allowed ? "allow" : audit ? "would_deny" : "deny";
   e.rule = std::string(d.rule);
-  e.message = d.message;
+  if (!allowed) e.message = d.message;
   e.command = command;
   if (c.engine != nullptr) e.program = std::string(c.engine->program());
   // klaunch writes it, naming this process as the kernel names it.
   SendRecord(RecordRequest(e));
-  if (c.verbose) {
+  if (c.verbose && !allowed) {
     const std::string msg = std::string("klaunch: ") +
                             (audit ? "(audit, not refused) " : "") +
                             d.message + "\n";
@@ -69,10 +70,17 @@ class ChannelAsker final : public Asker {
 };
 
 // Applies a decision: true when the call may go on.
+// `trace`: false for a second judgement of a call already judged (a
+// directory's move), which --trace does not record again.
 bool Apply(const char* op, const char* target, const char* access,
-           Decision d, const std::string& command = {}) {
-  if (d.verdict == Verdict::kAllow) return true;
+           Decision d, const std::string& command = {}, bool trace = true) {
   const Config& c = GetConfig();
+  if (d.verdict == Verdict::kAllow) {
+    if (trace && c.trace && IsTracedCall(access, target)) {
+      Record(op, target, access, d, false, command);
+    }
+    return true;
+  }
   const bool audit = c.engine->audit();
   if (d.verdict == Verdict::kAsk && !audit) {
     AskQuestion q;
@@ -182,7 +190,8 @@ bool AllowObject(const char* op, Access access, const char* real, int dirfd,
 bool AllowMove(const char* op, const char* path) {
   const Config& c = GetConfig();
   if (c.engine == nullptr) return NoEngine(op, path);
-  return Apply(op, path, "write", c.engine->CheckMove(path));
+  return Apply(op, path, "write", c.engine->CheckMove(path), {},
+               /*trace=*/false);
 }
 
 bool AllowMissing(const char* op, Access access, int dirfd, const char* path) {

@@ -103,7 +103,8 @@ bool ReadPolicy(const char* path, std::string* text, std::string* error) {
 constexpr const char* kVariables[] = {
     "KLAUNCH_POLICY_FILE", "KLAUNCH_RECORD_SOCKET", "KLAUNCH_SHIM",
     "KLAUNCH_VERBOSE",     "KLAUNCH_ASK_SOCKET", "KLAUNCH_PROGRAMS",
-    "KLAUNCH_LANDLOCK",    "KLAUNCH_CGROUP",     "KLAUNCH_LANDLOCKED"};
+    "KLAUNCH_LANDLOCK",    "KLAUNCH_CGROUP",     "KLAUNCH_LANDLOCKED",
+    "KLAUNCH_TRACE"};
 constexpr int kNumVariables = sizeof(kVariables) / sizeof(kVariables[0]);
 constexpr int kPrograms = 5;    // KLAUNCH_PROGRAMS
 constexpr int kLandlock = 6;    // KLAUNCH_LANDLOCK
@@ -339,6 +340,8 @@ void Initialise() {
   if (ask != nullptr && *ask == '/') c->ask_socket = ask;
   if (records != nullptr && *records == '/') c->record_socket = records;
   c->verbose = verbose != nullptr && std::strcmp(verbose, "1") == 0;
+  const char* trace = Captured("KLAUNCH_TRACE");
+  c->trace = trace != nullptr && std::strcmp(trace, "1") == 0;
   if (shim != nullptr && *shim == '/') c->shim_path = shim;
   if (policy != nullptr) c->policy_file = policy;
   if (const char* abi = Captured("KLAUNCH_LANDLOCK")) {

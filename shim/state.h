@@ -7,6 +7,8 @@
 //                        through the supervisor (shim/channel.h)
 //   KLAUNCH_SHIM         this object's path, for the children's LD_PRELOAD
 //   KLAUNCH_VERBOSE      "1": one line on stderr per refusal
+//   KLAUNCH_TRACE        "1": the writes, execs and connects allowed are
+//                        recorded too (--trace)
 //   KLAUNCH_ASK_SOCKET   set when klaunch can ask the user; the socket
 //                        questions go to without the seccomp layer
 //                        (launcher/ask_server.h)
@@ -53,6 +55,7 @@ struct Config {
   std::string error;               // why there is no engine
   std::string record_socket;       // without seccomp: where records go
   bool verbose = false;
+  bool trace = false;              // KLAUNCH_TRACE
   std::string exe;                 // this process's executable
   std::string shim_path;           // for the children's LD_PRELOAD
   std::string ask_socket;          // empty: "ask" refuses

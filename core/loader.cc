@@ -31,6 +31,7 @@
 #include "core/effective.h"
 #include "core/path.h"
 #include "core/presets.h"
+#include "core/static_names.h"
 #include "core/toml_guard.h"
 
 namespace klaunch {
@@ -301,6 +302,30 @@ absl::Status Reader::ResolveOne(Entry* entry) const {
   }
 }
 
+// For each host rule naming a name bound without a lookup (localhost, a
+// name in `hosts`), an entry for each of its addresses, on the same port:
+// the program may connect there without the shim seeing a lookup.
+void AddStaticAddresses(std::vector<Entry>* list, absl::string_view hosts) {
+  const size_t written = list->size();
+  for (size_t i = 0; i < written; ++i) {
+    absl::StatusOr<NetworkRule> rule = NetworkRule::Parse((*list)[i].value);
+    if (!rule.ok() || !rule->names_host()) continue;  // the engine says why
+    const std::string name = rule->literal_host();
+    for (const IpAddress& a : StaticAddresses(name, hosts)) {
+      std::string value = a.ToString();
+      if (rule->port() != 0) {
+        value = a.v6 ? absl::StrCat("[", value, "]:", rule->port())
+                     : absl::StrCat(value, ":", rule->port());
+      }
+      const Entry& from = (*list)[i];
+      const std::string base = from.key.substr(0, from.key.rfind('['));
+      Entry e{value, "", absl::StrCat(base, "[", list->size(), "]"),
+              absl::StrCat(name, " of ", from.key), from.where};
+      list->push_back(std::move(e));
+    }
+  }
+}
+
 absl::Status Reader::ResolvePaths(std::vector<Entry>* entries) const {
   for (Entry& entry : *entries) {
     if (absl::Status s = ResolveOne(&entry); !s.ok()) return s;
@@ -543,6 +568,27 @@ absl::StatusOr<Policy> Reader::Read(const toml::table& root) {
       preset.commands_unlisted_allow && !lists_commands ? Unlisted::kAllow
                                                         : Unlisted::kDeny);
   policy.network.unix_abstract = unix_abstract.value_or(preset.unix_abstract);
+  // An effective form has its names' addresses written out already.
+  if (!resolved_) {
+    // Read with plain calls: the shim links the loader, and no stream.
+    std::string hosts;
+    const int fd = ctx_.hosts_file.empty()
+                       ? -1
+                       : open(ctx_.hosts_file.c_str(),
+                              O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    char buf[4096];
+    for (ssize_t n; fd >= 0 && hosts.size() < kMaxPolicyBytes &&
+                    (n = read(fd, buf, sizeof(buf))) > 0;) {
+      hosts.append(buf, n);
+    }
+    if (fd >= 0) close(fd);
+    AddStaticAddresses(&policy.network.allow, hosts);
+    for (ProgramSection& section : policy.programs) {
+      if (section.network_allow) {
+        AddStaticAddresses(&*section.network_allow, hosts);
+      }
+    }
+  }
   for (ProgramSection& section : policy.programs) {
     for (std::vector<Entry>* list :
          {section.read ? &*section.read : nullptr,
@@ -630,6 +676,7 @@ LoadContext CurrentLoadContext() {
   if (getcwd(buf, sizeof(buf)) != nullptr) ctx.base_dir = buf;
   if (const char* home = getenv("HOME")) ctx.home = home;
   if (const char* tmp = getenv("TMPDIR")) ctx.tmpdir = tmp;
+  ctx.hosts_file = "/etc/hosts";
   return ctx;
 }
 

@@ -34,6 +34,9 @@ struct LoadContext {
   // Accept only an effective form (one with a `[resolved]` table), as the
   // shim does: anything else did not come from klaunch.
   bool effective_only = false;
+  // The hosts file whose names a host rule also admits by address
+  // (core/static_names.h); empty: none (localhost's addresses still are).
+  std::string hosts_file;
 };
 
 // The context of this process: its cwd, $HOME and $TMPDIR.

@@ -13,6 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "core/engine.h"
 #include "core/loader.h"
+#include "launcher/discover.h"
 #include "launcher/program.h"
 #include "launcher/run_command.h"
 
@@ -82,6 +83,10 @@ int RunExplain(const std::vector<std::string>& args) {
   }
   if (kind.empty()) return Usage("nothing to explain");
   const LoadContext ctx = CurrentLoadContext();
+  // As a run from here would judge: the policy it would find.
+  if (policy_file.empty() && preset.empty()) {
+    policy_file = DiscoverPolicyToUse(true);
+  }
   absl::StatusOr<Policy> policy =
       policy_file.empty()
           ? PresetPolicy(preset.empty() ? "workspace-write" : preset, ctx)

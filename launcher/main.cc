@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "launcher/check_command.h"
+#include "launcher/discover.h"
 #include "launcher/doctor_command.h"
 #include "launcher/explain_command.h"
 #include "launcher/options.h"
@@ -48,6 +49,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "klaunch: %s\n",
                  std::string(options.status().message()).c_str());
     return klaunch::kExitKlaunchFailed;
+  }
+  if (options->policy_file.empty() && options->preset.empty()) {
+    options->policy_file = klaunch::DiscoverPolicyToUse(!options->quiet);
   }
   return klaunch::RunProgram(*options);
 }

@@ -554,6 +554,63 @@ TEST(Launcher, HelpAsAWordPrintsWhatDashDashHelpPrints) {
   EXPECT_THAT(help.out, HasSubstr("usage: klaunch"));
 }
 
+// Without --policy: the nearest .klaunch.toml up to the repository's root,
+// else the user's default under $XDG_CONFIG_HOME, else the preset; each
+// said on stderr. The policy found here is read-only, so a write the
+// default preset admits is refused under it.
+TEST(Launcher, WithoutPolicyTheNearestKlaunchTomlUpToTheRepositoryRootIsUsedAndSaid) {
+  Launcher l;
+  const std::string repo = l.Path("ws/repo");
+  RunProcess({"/bin/mkdir", "-p", repo + "/.git", repo + "/sub/deeper",
+              l.Path("config/klaunch"), l.Path("ws/loose")});
+  const std::string found = l.Write("ws/repo/.klaunch.toml",
+                                    "extends = \"read-only\"\n");
+  l.Write("ws/.klaunch.toml", "extends = \"none\"\n");  // above the root
+  auto run = [&](const std::string& cwd, std::vector<std::string> extra_env,
+                 const std::string& script) {
+    ProcessOptions o;
+    o.cwd = cwd;
+    o.env = l.Env();
+    for (auto& e : extra_env) o.env->push_back(e);
+    return RunProcess({RequiredEnv("KLAUNCH_BIN"), "--", "/bin/sh", "-c",
+                       script},
+                      o);
+  };
+  ProcessResult deep = run(repo + "/sub/deeper", {}, "echo x > out");
+  EXPECT_THAT(deep.err, HasSubstr("klaunch: policy " + found +
+                                  " (found above the working directory"))
+      << deep.err;
+  EXPECT_THAT(deep.err, HasSubstr("refused")) << deep.err;
+  EXPECT_FALSE(Exists(repo + "/sub/deeper/out"));
+  ProcessResult here = run(repo, {}, "true");
+  EXPECT_THAT(here.err, HasSubstr("(found in the working directory"));
+  // Outside a repository only the working directory itself is looked at;
+  // then the user's default.
+  const std::string mine = l.Write("config/klaunch/policy.toml",
+                                   "extends = \"read-only\"\n");
+  ProcessResult loose =
+      run(l.Path("ws/loose"), {"XDG_CONFIG_HOME=" + l.Path("config")},
+          "echo x > out");
+  EXPECT_THAT(loose.err, HasSubstr("klaunch: policy " + mine +
+                                   " (the user's default"))
+      << loose.err;
+  EXPECT_FALSE(Exists(l.Path("ws/loose/out")));
+  // Nothing found: the default preset, which lets the workspace be written.
+  RunProcess({"/bin/rm", mine});
+  ProcessResult none = run(l.Path("ws/loose"), {}, "echo x > out");
+  EXPECT_EQ(none.exit_code, 0) << none.err;
+  EXPECT_THAT(none.err, Not(HasSubstr("klaunch: policy")));
+  EXPECT_TRUE(Exists(l.Path("ws/loose/out")));
+  // A file another user owns is passed over, and said.
+  if (geteuid() != 0) return;  // only root gives a file away
+  ASSERT_EQ(chown(found.c_str(), 4321, 4321), 0);
+  ProcessResult planted = run(repo, {}, "true");
+  EXPECT_THAT(planted.err, HasSubstr("klaunch: not using " + found +
+                                     " (owned by uid 4321"))
+      << planted.err;
+  EXPECT_THAT(planted.err, Not(HasSubstr("klaunch: policy")));
+}
+
 TEST(Launcher, EverySubcommandSaysAUsageErrorWithTheOneDocumentedCode) {
   Launcher l;
   const std::string policy = l.Write("p.toml", "extends = \"read-only\"\n");

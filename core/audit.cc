@@ -137,7 +137,9 @@ absl::StatusOr<AuditEvent> ParseRecordRequest(absl::string_view bytes) {
 }
 
 bool IsTracedCall(absl::string_view access, absl::string_view target) {
-  if (access == "exec" || access == "connect") return true;
+  if (access == "exec" || access == "connect" || access == "link") {
+    return true;
+  }
   if (access != "write") return false;
   for (absl::string_view quiet :
        {"/dev/null", "/dev/zero", "/dev/full", "/dev/tty"}) {

@@ -1,5 +1,6 @@
 #include "launcher/suggest.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -27,6 +28,17 @@ struct Suggestion {
 std::string Parent(const std::string& path) {
   const size_t slash = path.rfind('/');
   return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// Where programs make names that differ every run (pip-unpack-x3f9...,
+// ccA1b2.s): the next run needs the directory, not this run's names.
+constexpr const char* kTemporaryRoots[] = {"/tmp", "/var/tmp", "/dev/shm"};
+
+// The first component of `path` below `root`, as a path ("/tmp/a" for
+// "/tmp/a/b/c" below "/tmp").
+std::string TopBelow(const std::string& path, const std::string& root) {
+  const size_t end = path.find('/', root.size() + 1);
+  return path.substr(0, end);
 }
 
 int Depth(const std::string& path) {
@@ -123,17 +135,30 @@ std::string CommentText(absl::string_view name) {
   return out;
 }
 
+// `relative_to`: directories (one object's spellings) below which an added
+// path is written relative ("./build"), as the workspace klaunch starts in.
 void AppendList(std::string* out, const std::string& name,
                 const std::vector<Entry>& kept,
-                const std::vector<Suggestion>& added) {
-  if (kept.empty() && added.empty()) return;
+                const std::vector<Suggestion>& added,
+                const std::vector<std::string>& relative_to = {}) {
+  const bool mine = std::any_of(kept.begin(), kept.end(), [](const Entry& e) {
+    return e.preset.empty();
+  });
+  if (!mine && added.empty()) return;  // the preset's come with `extends`
   absl::StrAppend(out, name, " = [\n");
   for (const Entry& e : kept) {
     if (e.preset.empty()) absl::StrAppend(out, "  ", TomlQuote(e.value), ",\n");
   }
   for (const Suggestion& s : added) {
     bool globbed = false;
-    const std::string rule = RuleText(s.value, &globbed);
+    std::string rule = RuleText(s.value, &globbed);
+    for (const std::string& dir : relative_to) {
+      if (dir.empty() || rule[0] != '/' || !PathIsWithin(rule, dir)) continue;
+      rule = rule.size() == dir.size()
+                 ? "."
+                 : absl::StrCat(".", rule.substr(dir == "/" ? 0 : dir.size()));
+      break;
+    }
     absl::StrAppend(out, "  ", TomlQuote(rule), ",  # covers ", s.events,
                     s.events == 1 ? " event" : " events",
                     globbed ? absl::StrCat(" of ", CommentText(s.value),
@@ -151,6 +176,14 @@ bool IsTerminalYes(const AuditEvent& e) {
   return e.verdict == "allow" && e.rule == "terminal";
 }
 
+bool HasPresetEntries(const std::vector<Entry>& entries,
+                      absl::string_view preset) {
+  for (const Entry& e : entries) {
+    if (e.preset == preset) return true;
+  }
+  return false;
+}
+
 bool IsUser(const std::vector<Entry>& entries) {
   for (const Entry& e : entries) {
     if (e.preset.empty()) return true;
@@ -162,9 +195,24 @@ bool IsUser(const std::vector<Entry>& entries) {
 
 std::string SuggestPolicy(const Policy& base,
                           const std::vector<AuditEvent>& events) {
+  // The names the run made directly in a temporary directory.
+  std::set<std::string> made_in_tmp;
+  for (const AuditEvent& e : events) {
+    if (e.access != "write") continue;
+    for (const char* tmp : kTemporaryRoots) {
+      if (e.target != tmp && Parent(e.target) == tmp) {
+        made_in_tmp.insert(e.target);
+      }
+    }
+  }
   std::map<std::string, int> reads, writes, connects;
   std::map<std::string, std::map<std::string, int>> commands;
   std::map<std::string, int> kept_denials, by_sections, approved, unlearned;
+  std::map<std::string, int> links;  // hard links' sources
+  std::map<std::string, int> too_wide;  // reads of / or a top-level directory
+  // Writes in the workspace, collapsed apart from the others so that a
+  // temporary directory the workspace lies in never swallows them.
+  std::map<std::string, int> workspace_writes;
   int abstract = 0;
   for (const AuditEvent& e : events) {
     const bool yes = IsTerminalYes(e);
@@ -218,14 +266,63 @@ std::string SuggestPolicy(const Policy& base,
       }
       const std::string program = line.substr(0, line.find(' '));
       ++commands[program][line];
+    } else if (e.access == "link") {
+      ++links[e.target];
     } else if (e.access == "write") {
-      ++writes[e.target];
+      // A temporary name differs every run (pip-unpack-x3f9...): the next
+      // run needs the temporary directory, not this run's names in it.
+      // (Not what lies in the workspace, wherever that is.)
+      const Entry& ws = base.filesystem.workspace;
+      bool temporary = PathIsWithin(e.target, ws.value) ||
+                       (!ws.resolved.empty() &&
+                        PathIsWithin(e.target, ws.resolved));
+      if (temporary) {
+        ++workspace_writes[e.target];
+        continue;
+      }
+      for (const char* tmp : kTemporaryRoots) {
+        if (e.target == tmp || !PathIsWithin(e.target, tmp)) continue;
+        // Only what the run made there itself: a directory that was there
+        // before (another tool's, a test's) is no temporary name.
+        const std::string top = TopBelow(e.target, tmp);
+        if (made_in_tmp.count(top) == 0) break;
+        ++writes[tmp];
+        temporary = true;
+        break;
+      }
+      if (!temporary) ++writes[e.target];
     } else if (!e.target.empty() && e.target[0] == '/') {
-      ++reads[e.target];  // read, exec, stat
+      // A rule for a top-level directory (/etc, listed by a platform
+      // probe) would admit everything below it, /etc/shadow among it.
+      if (Depth(e.target) <= 1) {
+        ++too_wide[e.target];
+      } else {
+        ++reads[e.target];  // read, exec, stat
+      }
     }
   }
-  // A path both read and written needs only the write entry.
+  // A path both read and written needs only the write entry; a link's
+  // source a learned write root covers needs no word.
   for (const auto& [path, n] : writes) reads.erase(path);
+  for (const auto& [path, n] : workspace_writes) reads.erase(path);
+  std::vector<Suggestion> learned_writes = CollapsePaths(workspace_writes);
+  for (Suggestion& s : CollapsePaths(writes)) {
+    learned_writes.push_back(std::move(s));
+  }
+  // What a learned write root admits needs no read entry (a compiler's
+  // temporary file under /tmp).
+  for (auto it = reads.begin(); it != reads.end();) {
+    const bool covered = std::any_of(
+        learned_writes.begin(), learned_writes.end(),
+        [&](const Suggestion& w) { return PathIsWithin(it->first, w.value); });
+    it = covered ? reads.erase(it) : std::next(it);
+  }
+  for (auto it = links.begin(); it != links.end();) {
+    const bool covered = std::any_of(
+        learned_writes.begin(), learned_writes.end(),
+        [&](const Suggestion& w) { return PathIsWithin(it->first, w.value); });
+    it = covered ? links.erase(it) : std::next(it);
+  }
 
   std::string out =
       "# Suggested by klaunch suggest from an audit log: the base policy plus\n"
@@ -233,20 +330,39 @@ std::string SuggestPolicy(const Policy& base,
       "# the terminal. Review it.\n"
       "version = 1\n";
   absl::StrAppend(&out, "extends = ", TomlQuote(base.base), "\n");
-  // A learned policy enforces, whatever mode the base learned in.
-  absl::StrAppend(&out, "\n[filesystem]\nworkspace = ",
-                  TomlQuote(base.filesystem.workspace.value),
-                  "\nworkspace_writable = ",
+  // A learned policy enforces, whatever mode the base learned in. Where
+  // the base left the workspace to the directory klaunch starts in, so
+  // does the suggestion, and names what lies below it relative to it: the
+  // policy then serves any checkout, not only the one the dry run saw.
+  const Entry& ws = base.filesystem.workspace;
+  const bool default_workspace = ws.where.line == 0;
+  out += "\n[filesystem]\n";
+  if (!default_workspace) {
+    absl::StrAppend(&out, "workspace = ", TomlQuote(ws.value), "\n");
+  }
+  absl::StrAppend(&out, "workspace_writable = ",
                   base.filesystem.workspace_writable ? "true" : "false", "\n");
+  const std::vector<std::string> relative_to =
+      default_workspace ? std::vector<std::string>{ws.value, ws.resolved}
+                        : std::vector<std::string>{};
   if (base.filesystem.unlisted_writes != Unlisted::kDeny) {
     absl::StrAppend(&out, "unlisted_writes = ",
                     TomlQuote(UnlistedName(base.filesystem.unlisted_writes)),
                     "\n");
   }
-  AppendList(&out, "read", base.filesystem.read, CollapsePaths(reads));
-  AppendList(&out, "write", base.filesystem.write, CollapsePaths(writes));
+  AppendList(&out, "read", base.filesystem.read, CollapsePaths(reads),
+             relative_to);
+  AppendList(&out, "write", base.filesystem.write, learned_writes,
+             relative_to);
   if (IsUser(base.filesystem.deny)) {
     AppendList(&out, "deny", base.filesystem.deny, {});
+  }
+  if (IsUser(base.filesystem.read_only)) {
+    AppendList(&out, "read_only", base.filesystem.read_only, {});
+  }
+  if (!HasPresetEntries(base.filesystem.read_only, base.base) &&
+      base.base == "workspace-write") {
+    out += "preset_read_only = false\n";
   }
   std::vector<Suggestion> command_suggestions = CollapseCommands(commands);
   for (const auto& [line, n] : approved) command_suggestions.push_back({line, n});
@@ -299,6 +415,24 @@ std::string SuggestPolicy(const Policy& base,
       absl::StrAppend(&out, "#   ", CommentText(what), " x", n, "\n");
     }
   }
+  if (!too_wide.empty()) {
+    out += "\n# Not learned: a rule for / or a top-level directory admits "
+           "everything below\n# it (these were listed or looked at, as a "
+           "platform probe does). Add a\n# narrower entry if the program "
+           "needs what lies inside:\n";
+    for (const auto& [what, n] : too_wide) {
+      absl::StrAppend(&out, "#   ", CommentText(what), " x", n, "\n");
+    }
+  }
+  if (!links.empty()) {
+    out += "\n# Hard links to these were refused (a link's source is judged as "
+           "a write:\n# writing through the new name writes it). Not learned: "
+           "git clone and cp\n# copy when a link is refused. Add one to "
+           "filesystem.write only if the\n# link itself is needed:\n";
+    for (const auto& [what, n] : links) {
+      absl::StrAppend(&out, "#   ", CommentText(what), " x", n, "\n");
+    }
+  }
   if (!kept_denials.empty()) {
     out += "\n# Refused by deny entries, which this suggestion does not undo:\n";
     for (const auto& [what, n] : kept_denials) {
@@ -335,6 +469,7 @@ int RunSuggest(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   std::vector<AuditEvent> events;
+  std::string run_cwd;  // the first run's working directory
   int line_no = 0;
   for (std::string line; std::getline(in, line);) {
     ++line_no;
@@ -345,12 +480,19 @@ int RunSuggest(const std::vector<std::string>& args) {
                    line_no);
       return kExitUsage;
     }
+    if (e->op == "start" && e->verdict == "info" && run_cwd.empty() &&
+        !e->cwd.empty() && e->cwd[0] == '/') {
+      run_cwd = e->cwd;
+    }
     if (e->verdict == "deny" || e->verdict == "would_deny" ||
         IsTerminalYes(*e)) {
       events.push_back(*std::move(e));
     }
   }
-  const LoadContext ctx = CurrentLoadContext();
+  // The base is read as the dry run read it: relative to where it ran, so
+  // its default workspace is that run's.
+  LoadContext ctx = CurrentLoadContext();
+  if (!run_cwd.empty()) ctx.base_dir = run_cwd;
   absl::StatusOr<Policy> base = base_file.empty()
                                     ? PresetPolicy("workspace-write", ctx)
                                     : LoadPolicyFile(base_file, ctx);

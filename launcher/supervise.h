@@ -183,7 +183,10 @@ class Call {
   // directory's move), which --trace does not record again.
   bool Judge(const char* op, const std::string& what, const char* access,
              Decision d, const std::string& command = "", bool trace = true);
-  bool JudgePath(const char* op, Access access, const std::string& path);
+  // `label`: the record's access when not the access's own name ("link"
+  // for a hard link's source, judged as a write).
+  bool JudgePath(const char* op, Access access, const std::string& path,
+                 const char* label = nullptr);
   // A target that does not resolve: true when it may fail natively; false
   // (recorded) when a deny rule covers where it would be.
   bool JudgeMissing(const char* op, Access access, int dirfd,

@@ -109,7 +109,8 @@ bool Call::Judge(const char* op, const std::string& what, const char* access,
     const std::string exe = target_.exe();
     const std::string chain = ChainText(engine_->chain());
     AskQuestion q;
-    q.write = std::string_view(access) == "write";
+    q.write = std::string_view(access) == "write" ||
+              std::string_view(access) == "link";
     q.op = op;
     q.exe = exe;
     q.file = what;
@@ -124,7 +125,8 @@ bool Call::Judge(const char* op, const std::string& what, const char* access,
   return audit;
 }
 
-bool Call::JudgePath(const char* op, Access access, const std::string& path) {
+bool Call::JudgePath(const char* op, Access access, const std::string& path,
+                     const char* label) {
   if (path.empty() || path[0] != '/') return true;  // no filesystem object
   for (pid_t p : settings_.protected_pids) {
     const std::string proc = absl::StrCat("/proc/", p);
@@ -134,7 +136,7 @@ bool Call::JudgePath(const char* op, Access access, const std::string& path) {
     }
   }
   const std::string view = target_.SelfView(path);
-  return Judge(op, view, AccessName(access).data(),
+  return Judge(op, view, label != nullptr ? label : AccessName(access).data(),
                engine_->CheckPath(access, view));
 }
 

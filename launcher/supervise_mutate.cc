@@ -35,7 +35,8 @@ enum class Slash { kEntry, kFollows };
 // A name judged as a write: its directory pinned, the last component kept.
 // 0, or -errno to answer with.
 int JudgeName(Call& c, const char* op, int dirfd, const PathArg& arg,
-              Slash slash, Resolved* r, NameNeed need = NameNeed::kAny) {
+              Slash slash, Resolved* r, NameNeed need = NameNeed::kAny,
+              const char* label = nullptr) {
   if (arg.error < 0) return arg.error;
   const std::string& path = arg.path;
   // An entry call's "name/" is resolved as "name" (Resolve follows a final
@@ -65,14 +66,15 @@ int JudgeName(Call& c, const char* op, int dirfd, const PathArg& arg,
       c.engine().CheckPath(Access::kStat, r->NamePath()).allowed()) {
     return -e;
   }
-  if (!c.JudgePath(op, Access::kWrite, r->NamePath())) return -EACCES;
+  if (!c.JudgePath(op, Access::kWrite, r->NamePath(), label)) return -EACCES;
   return 0;
 }
 
 // An object judged as a write: pinned, following a final symlink when
 // `follow`; with `empty` and an empty path, the descriptor `dirfd` itself.
 int JudgeObject(Call& c, const char* op, int dirfd, const PathArg& arg,
-                bool follow, bool empty, Resolved* r) {
+                bool follow, bool empty, Resolved* r,
+                const char* label = nullptr) {
   std::string path;
   if (arg.addr == 0 && empty) {
     path.clear();
@@ -92,7 +94,7 @@ int JudgeObject(Call& c, const char* op, int dirfd, const PathArg& arg,
   }
   const std::string real = KernelPath(r->object.get());
   if (real.empty()) return 0;  // a pipe or socket: not the policy's business
-  return c.JudgePath(op, Access::kWrite, real) ? 0 : -EACCES;
+  return c.JudgePath(op, Access::kWrite, real, label) ? 0 : -EACCES;
 }
 
 // A descriptor of the target's, judged as a write of what it names.
@@ -174,7 +176,7 @@ Answer Link(Call& c, const MutationCall& m) {
   if (flags & (AT_SYMLINK_FOLLOW | AT_EMPTY_PATH)) {
     const int e_from = JudgeObject(c, "link", m.dirfd, m.path,
                                    (flags & AT_SYMLINK_FOLLOW) != 0,
-                                   (flags & AT_EMPTY_PATH) != 0, &from);
+                                   (flags & AT_EMPTY_PATH) != 0, &from, "link");
     if (int e = BothEnds(e_from, e_to); e < 0) return Answer::Error(-e);
     if (!c.Live()) return Answer::Error(ENOENT);
     return Answer::Result(Done(linkat(AT_FDCWD,
@@ -183,7 +185,7 @@ Answer Link(Call& c, const MutationCall& m) {
                                       AT_SYMLINK_FOLLOW)));
   }
   const int e_from = JudgeName(c, "link", m.dirfd, m.path, Slash::kEntry,
-                               &from, NameNeed::kExisting);
+                               &from, NameNeed::kExisting, "link");
   if (Ends(e_from)) return Answer::Error(-e_from);
   if (int e = BothEnds(e_from, e_to); e < 0) return Answer::Error(-e);
   if (!c.Live()) return Answer::Error(ENOENT);

@@ -84,7 +84,8 @@ bool Apply(const char* op, const char* target, const char* access,
   const bool audit = c.engine->audit();
   if (d.verdict == Verdict::kAsk && !audit) {
     AskQuestion q;
-    q.write = std::strcmp(access, "write") == 0;
+    q.write = std::strcmp(access, "write") == 0 ||
+              std::strcmp(access, "link") == 0;
     q.op = op;
     q.exe = c.exe;
     q.file = target;
@@ -203,6 +204,15 @@ bool AllowMissing(const char* op, Access access, int dirfd, const char* path) {
   Decision d = c.engine->CheckPath(Access::kStat, where);
   if (d.allowed()) return true;  // no deny rule: fail natively
   return Apply(op, where, AccessName(access).data(), std::move(d));
+}
+
+bool AllowLinkSource(const char* op, const char* path) {
+  const Config& c = GetConfig();
+  if (c.engine == nullptr) return NoEngine(op, path);
+  if (path[0] != '/') return true;
+  char buf[kPathMax];
+  path = SelfProcPath(path, buf, sizeof(buf));
+  return Apply(op, path, "link", c.engine->CheckPath(Access::kWrite, path));
 }
 
 bool MaySee(const char* path) {

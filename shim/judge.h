@@ -41,6 +41,11 @@ bool AllowObject(const char* op, Access access, const char* real, int dirfd,
 // a denied tree is indistinguishable from a present one.
 bool AllowMissing(const char* op, Access access, int dirfd, const char* path);
 
+// The source of a hard link, judged as a write (a second name lets writes
+// through to it) and recorded with access "link", so that a learned policy
+// does not widen writing for what programs copy when a link is refused.
+bool AllowLinkSource(const char* op, const char* path);
+
 // True when the program may look at `path` (no deny entry covers it): the
 // kernel's own answer about the name may then be given (core/name_need.h).
 bool MaySee(const char* path);

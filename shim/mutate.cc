@@ -58,6 +58,13 @@ bool AllowBoth(const char* op, const char* from, const char* to) {
   return from_ok && to_ok;
 }
 
+// A hard link's source (recorded as access "link") and its new name.
+bool AllowLink(const char* op, const char* from, const char* to) {
+  const bool from_ok = AllowLinkSource(op, from);
+  const bool to_ok = AllowPath(op, kW, to);
+  return from_ok && to_ok;
+}
+
 long Rename(const char* op, int olddirfd, const char* oldpath, int newdirfd,
             const char* newpath, unsigned flags) {
   Scope scope;
@@ -128,7 +135,7 @@ long Link(const char* op, int olddirfd, const char* oldpath, int newdirfd,
       return Failed(r);
     }
     if (int e = NativeNameError(to, NameNeed::kNew); e != 0) return Failed(-e);
-    if (!AllowBoth(op, src.path, to.path)) return -1;
+    if (!AllowLink(op, src.path, to.path)) return -1;
     scope.RestoreErrno();
     return Ret(sys(SYS_linkat, AT_FDCWD, src.proc, to.fd, to.last,
                    AT_SYMLINK_FOLLOW));
@@ -143,7 +150,7 @@ long Link(const char* op, int olddirfd, const char* oldpath, int newdirfd,
     return Failed(-e);
   }
   if (int e = NativeNameError(to, NameNeed::kNew); e != 0) return Failed(-e);
-  if (!AllowBoth(op, from.path, to.path)) return -1;
+  if (!AllowLink(op, from.path, to.path)) return -1;
   scope.RestoreErrno();
   return Ret(sys(SYS_linkat, from.fd, from.last, to.fd, to.last, 0));
 }

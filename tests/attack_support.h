@@ -97,7 +97,9 @@ class UdpReceiver {
 // ROOT/state, the policy and the audit log.
 class KlaunchRun {
  public:
-  KlaunchRun() {
+  KlaunchRun() : KlaunchRun("/tmp") {}
+  // Its directory under `parent` instead of /tmp.
+  explicit KlaunchRun(const std::string& parent) : dir_(parent) {
     RunProcess({"/bin/mkdir", "-p", dir_.Path("ws"), dir_.Path("state")});
   }
 
@@ -108,6 +110,9 @@ class KlaunchRun {
     return dir_.Write(name, text);
   }
   std::string log() const { return dir_.Path("audit.jsonl"); }
+
+  // The program's PATH.
+  std::string path = "/usr/bin:/bin";
 
   void SetPolicy(const std::string& toml) {
     policy_ = dir_.Write("policy.toml", toml);
@@ -126,7 +131,7 @@ class KlaunchRun {
     argv.insert(argv.end(), cmd.begin(), cmd.end());
     ProcessOptions o;
     o.cwd = ws();
-    o.env = std::vector<std::string>{"PATH=/usr/bin:/bin", "LANG=C.UTF-8",
+    o.env = std::vector<std::string>{"PATH=" + path, "LANG=C.UTF-8",
                                      "HOME=" + dir_.path(),
                                      "XDG_STATE_HOME=" + dir_.Path("state")};
     o.timeout_seconds = timeout_seconds;

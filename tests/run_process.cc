@@ -108,9 +108,11 @@ ProcessResult RunProcess(const std::vector<std::string>& argv,
   return result;
 }
 
-TempDir::TempDir() {
-  char tmpl[] = "/tmp/klaunch-test-XXXXXX";
-  char* made = mkdtemp(tmpl);
+TempDir::TempDir() : TempDir("/tmp") {}
+
+TempDir::TempDir(const std::string& parent) {
+  std::string tmpl = parent + "/klaunch-test-XXXXXX";
+  char* made = mkdtemp(tmpl.data());
   // Canonical, so tests compare with the paths the kernel reports.
   char real[4096];
   path_ = made && realpath(made, real) ? real : "";

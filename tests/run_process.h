@@ -35,6 +35,8 @@ ProcessResult RunProcess(const std::vector<std::string>& argv,
 class TempDir {
  public:
   TempDir();
+  // Under `parent` instead of /tmp.
+  explicit TempDir(const std::string& parent);
   ~TempDir();
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;

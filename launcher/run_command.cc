@@ -47,6 +47,7 @@
 #include "launcher/chain_cgroups.h"
 #include "launcher/name_cache.h"
 #include "launcher/program.h"
+#include "launcher/prune_runs.h"
 #include "launcher/reaper.h"
 #include "launcher/request_socket.h"
 #include "launcher/run_cgroup.h"
@@ -515,6 +516,12 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
 
   const std::string base = StateBase();
   absl::StatusOr<std::string> run_dir = MakeRunDir(base);
+  if (run_dir.ok()) {
+    // Held until klaunch exits (the descriptor is not inherited), then the
+    // oldest directories beyond the limit go.
+    HoldRunDir(*run_dir);
+    PruneRuns(base + "/runs", RunsToKeep());
+  }
   if (!run_dir.ok()) {
     Say(std::string(run_dir.status().message()));
     return kExitKlaunchFailed;

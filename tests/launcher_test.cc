@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -609,6 +611,36 @@ TEST(Launcher, WithoutPolicyTheNearestKlaunchTomlUpToTheRepositoryRootIsUsedAndS
                                      " (owned by uid 4321"))
       << planted.err;
   EXPECT_THAT(planted.err, Not(HasSubstr("klaunch: policy")));
+}
+
+// The state directory keeps the last KLAUNCH_KEEP_RUNS runs (100 unless
+// set); a run still holding its directory is kept however old.
+TEST(Launcher, OldRunDirectoriesArePrunedButOneARunStillHoldsIsKept) {
+  Launcher l;
+  const std::string runs = l.Path("state/klaunch/runs");
+  std::vector<std::string> fake;
+  for (int i = 0; i < 6; ++i) {
+    fake.push_back(runs + "/2020010" + std::to_string(i + 1) +
+                   "T000000Z-1-abcdef");
+    l.Write("state/klaunch/runs/" + fake.back().substr(runs.size() + 1) +
+                "/audit.jsonl",
+            "{}\n");
+  }
+  // The oldest is held, as a run still going holds its own.
+  const int held = open((fake[0] + "/lock").c_str(), O_RDONLY | O_CREAT, 0600);
+  ASSERT_GE(held, 0);
+  ASSERT_EQ(flock(held, LOCK_SH), 0);
+  ProcessResult r = l.Run({"--", "/bin/true"}, {"KLAUNCH_KEEP_RUNS=3"});
+  close(held);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Exists(fake[0])) << "a held run directory was removed";
+  for (int i = 1; i <= 3; ++i) EXPECT_FALSE(Exists(fake[i])) << fake[i];
+  EXPECT_TRUE(Exists(fake[4]));
+  EXPECT_TRUE(Exists(fake[5]));
+  int left = 0;
+  ProcessResult ls = RunProcess({"/bin/ls", "-1", runs});
+  for (char c : ls.out) left += c == '\n';
+  EXPECT_EQ(left, 4) << ls.out;  // the held one, two fakes, the run's own
 }
 
 TEST(Launcher, EverySubcommandSaysAUsageErrorWithTheOneDocumentedCode) {

@@ -168,7 +168,9 @@ void FormatAuditTime(char* out, size_t size) {
 
 int AppendAuditEvent(const AuditLog& log, AuditEvent event) {
   event.run = log.run;
-  return AppendAuditLine(log.path, FormatAuditLine(event));
+  const int err = AppendAuditLine(log.path, FormatAuditLine(event));
+  if (log.also != nullptr) log.also(event);
+  return err;
 }
 
 int AppendAuditLine(const std::string& log, const std::string& line) {

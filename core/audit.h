@@ -92,6 +92,10 @@ std::string FormatAuditLine(const AuditEvent& event);
 struct AuditLog {
   std::string path;
   std::string run;
+  // Where each record also goes once written (klaunch's --journal: the
+  // system journal, launcher/journal.h); null: the file alone. The shim
+  // never sets it.
+  void (*also)(const AuditEvent& event) = nullptr;
   bool empty() const { return path.empty(); }
 };
 

@@ -42,6 +42,7 @@ const char kUsage[] =
     "  --verbose       one line on stderr per refusal as it happens\n"
     "  --trace         record what was allowed too: writes, creations,\n"
     "                  deletions, execs and connects (verdict \"allow\")\n"
+    "  --journal       send every record to the system journal too\n"
     "  --quiet         nothing of klaunch's own on stderr but errors\n"
     "  --ask           put commands no rule admits to the user at the\n"
     "                  terminal (as unlisted = \"ask\"); no terminal: refused\n"
@@ -149,6 +150,8 @@ absl::StatusOr<RunOptions> ParseRunOptions(
       o.verbose = true;
     } else if (name == "--trace" && !has_inline) {
       o.trace = true;
+    } else if (name == "--journal" && !has_inline) {
+      o.journal = true;
     } else if (name == "--ask" && !has_inline) {
       o.ask = true;
     } else if (name == "--no-seccomp" && !has_inline) {

@@ -27,6 +27,7 @@ struct RunOptions {
   bool quiet = false;       // --quiet
   bool verbose = false;     // --verbose
   bool trace = false;       // --trace: allowed writes, execs, connects recorded
+  bool journal = false;     // --journal: records to the system journal too
   bool keep_orphans = false;
   // --fail-on-refusal: exit 1 when CMD exited 0 but a call was refused (in
   // audit mode: would have been).

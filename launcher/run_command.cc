@@ -46,6 +46,7 @@
 #include "launcher/ask_server.h"
 #include "launcher/chain_cgroups.h"
 #include "launcher/name_cache.h"
+#include "launcher/journal.h"
 #include "launcher/program.h"
 #include "launcher/prune_runs.h"
 #include "launcher/reaper.h"
@@ -530,7 +531,15 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
                                              : AbsolutePath(o.log_file);
   // Every record of this run carries its id, so that runs appended to one
   // --log file can be told apart (and the summary counts this run's).
-  const AuditLog audit_log{log, RunTag(*run_dir)};
+  if (o.journal) {
+    // Asked for: a run that cannot do it does not start without it.
+    if (const std::string why = OpenJournal(); !why.empty()) {
+      Say(absl::StrCat("--journal: ", why));
+      return kExitKlaunchFailed;
+    }
+  }
+  const AuditLog audit_log{log, RunTag(*run_dir),
+                           o.journal ? &SendToJournal : nullptr};
   struct HeldFd {
     int fd = -1;
     void reset(int f) { fd = f; }

@@ -176,6 +176,17 @@ bool IsTerminalYes(const AuditEvent& e) {
   return e.verdict == "allow" && e.rule == "terminal";
 }
 
+// What the suggestion lists without learning it: a comment heading, then
+// each item and how many events named it; nothing when there is none.
+void AppendListed(std::string* out, absl::string_view heading,
+                  const std::map<std::string, int>& items) {
+  if (items.empty()) return;
+  absl::StrAppend(out, "\n# ", heading, "\n");
+  for (const auto& [what, n] : items) {
+    absl::StrAppend(out, "#   ", CommentText(what), " x", n, "\n");
+  }
+}
+
 bool HasPresetEntries(const std::vector<Entry>& entries,
                       absl::string_view preset) {
   for (const Entry& e : entries) {
@@ -401,44 +412,29 @@ std::string SuggestPolicy(const Policy& base,
   }
   // The base's program sections, whole: the suggestion never drops one.
   AppendProgramSections(&out, base);
-  if (!by_sections.empty()) {
-    out += "\n# Decided inside program sections, which this suggestion does not "
-           "widen\n# (edit the section to admit them):\n";
-    for (const auto& [what, n] : by_sections) {
-      absl::StrAppend(&out, "#   ", CommentText(what), " x", n, "\n");
-    }
-  }
-  if (!unlearned.empty()) {
-    out += "\n# Admitted at the terminal, not learned (a `*` in a command line "
-           "is a\n# wildcard in a rule):\n";
-    for (const auto& [what, n] : unlearned) {
-      absl::StrAppend(&out, "#   ", CommentText(what), " x", n, "\n");
-    }
-  }
-  if (!too_wide.empty()) {
-    out += "\n# Not learned: a rule for / or a top-level directory admits "
-           "everything below\n# it (these were listed or looked at, as a "
-           "platform probe does). Add a\n# narrower entry if the program "
-           "needs what lies inside:\n";
-    for (const auto& [what, n] : too_wide) {
-      absl::StrAppend(&out, "#   ", CommentText(what), " x", n, "\n");
-    }
-  }
-  if (!links.empty()) {
-    out += "\n# Hard links to these were refused (a link's source is judged as "
-           "a write:\n# writing through the new name writes it). Not learned: "
-           "git clone and cp\n# copy when a link is refused. Add one to "
-           "filesystem.write only if the\n# link itself is needed:\n";
-    for (const auto& [what, n] : links) {
-      absl::StrAppend(&out, "#   ", CommentText(what), " x", n, "\n");
-    }
-  }
-  if (!kept_denials.empty()) {
-    out += "\n# Refused by deny entries, which this suggestion does not undo:\n";
-    for (const auto& [what, n] : kept_denials) {
-      absl::StrAppend(&out, "#   ", CommentText(what), " x", n, "\n");
-    }
-  }
+  AppendListed(&out,
+               "Decided inside program sections, which this suggestion does "
+               "not widen\n# (edit the section to admit them):",
+               by_sections);
+  AppendListed(&out,
+               "Admitted at the terminal, not learned (a `*` in a command "
+               "line is a\n# wildcard in a rule):",
+               unlearned);
+  AppendListed(&out,
+               "Not learned: a rule for / or a top-level directory admits "
+               "everything below\n# it (these were listed or looked at, as a "
+               "platform probe does). Add a\n# narrower entry if the program "
+               "needs what lies inside:",
+               too_wide);
+  AppendListed(&out,
+               "Hard links to these were refused (a link's source is judged "
+               "as a write:\n# writing through the new name writes it). Not "
+               "learned: git clone and cp\n# copy when a link is refused. Add "
+               "one to filesystem.write only if the\n# link itself is needed:",
+               links);
+  AppendListed(&out,
+               "Refused by deny entries, which this suggestion does not undo:",
+               kept_denials);
   return out;
 }
 

@@ -16,7 +16,7 @@ namespace {
 // one-byte answer; 0 when there is none. The socket lies in klaunch's run
 // directory, which the policy denies to the program: the shim's own calls
 // are not judged.
-char OverSocket(const std::string& socket_path, const std::string& request) {
+char OverSocket(const std::string& socket_path, absl::string_view request) {
   if (socket_path.empty()) return 0;
   const long fd = sys(SYS_socket, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
   if (fd < 0) return 0;
@@ -41,7 +41,7 @@ char OverSocket(const std::string& socket_path, const std::string& request) {
 
 }  // namespace
 
-long SendRecord(const std::string& request) {
+long SendRecord(absl::string_view request) {
   long r = sys(kCookieQuerySyscall, kRecordReport, request.data(),
                request.size());
   if (r != -ENOSYS) return r;

@@ -13,11 +13,13 @@
 
 #include <string>
 
+#include "absl/strings/string_view.h"
+
 namespace klaunch::shim {
 
 // Sends a record request (core/audit.h RecordRequest). 0, or -errno when
 // klaunch did not take it (there is none to hear it: -ENOSYS).
-long SendRecord(const std::string& request);
+long SendRecord(absl::string_view request);
 
 // Sends a question request (core/ask.h) and waits for the answer: 'y',
 // 'n', 'r' (refused without asking), or 0 when no klaunch answered.

@@ -50,6 +50,30 @@ void Record(const char* op, const char* target, const char* access,
   }
 }
 
+// A --trace record of an allowed call, built on the stack (RecordRequest's
+// form): an allowed write or connect may be made in a signal handler,
+// where nothing may allocate. True when it was sent; false when it does
+// not fit, and the caller builds it the usual way.
+bool SendAllowRecord(const char* op, const char* target, const char* access,
+                     const Decision& d, const std::string& command) {
+  const Config& c = GetConfig();
+  const absl::string_view program =
+      c.engine != nullptr ? c.engine->program() : absl::string_view();
+  const absl::string_view fields[] = {op,  target,  access,  "allow",
+                                      d.rule, "", command, program};
+  char buf[2 * kPathMax];
+  size_t n = 0;
+  for (absl::string_view f : fields) {
+    if (f.size() > sizeof(buf) - n - 4) return false;
+    const uint32_t len = static_cast<uint32_t>(f.size());
+    for (int i = 0; i < 4; ++i) buf[n++] = static_cast<char>(len >> (8 * i));
+    std::memcpy(buf + n, f.data(), f.size());
+    n += f.size();
+  }
+  SendRecord(absl::string_view(buf, n));
+  return true;
+}
+
 // Puts a question to the user through klaunch (shim/channel.h).
 class ChannelAsker final : public Asker {
  public:
@@ -76,7 +100,8 @@ bool Apply(const char* op, const char* target, const char* access,
            Decision d, const std::string& command = {}, bool trace = true) {
   const Config& c = GetConfig();
   if (d.verdict == Verdict::kAllow) {
-    if (trace && c.trace && IsTracedCall(access, target)) {
+    if (trace && c.trace && IsTracedCall(access, target) &&
+        !SendAllowRecord(op, target, access, d, command)) {
       Record(op, target, access, d, false, command);
     }
     return true;

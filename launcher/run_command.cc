@@ -158,6 +158,15 @@ Entry KlaunchEntry(const std::string& path, const std::string& list,
   return e;
 }
 
+// `message` said of the policy `source`, which it names once: an entry's
+// error already starts with its file:line:column.
+std::string NamingSource(const std::string& source, absl::string_view message) {
+  if (absl::StartsWith(message, absl::StrCat(source, ":"))) {
+    return std::string(message);
+  }
+  return absl::StrCat(source, ": ", message);
+}
+
 // The run directory's own name, unique among runs: names its cgroup too.
 std::string RunTag(const std::string& run_dir) {
   return run_dir.substr(run_dir.rfind('/') + 1);
@@ -611,12 +620,12 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
     KeepPolicyFileReadOnly(&*policy, o.policy_file, ctx);
   }
   if (absl::Status s = AddOwnEntries(&*policy, *shim, binary, own); !s.ok()) {
-    Say(absl::StrCat(source, ": ", s.message()));
+    Say(NamingSource(source, s.message()));
     return kExitKlaunchFailed;
   }
   absl::StatusOr<Engine> engine = Engine::Create(*policy);
   if (!engine.ok()) {
-    Say(absl::StrCat(source, ": ", engine.status().message()));
+    Say(NamingSource(source, engine.status().message()));
     return kExitKlaunchFailed;
   }
   const std::string effective = *run_dir + "/policy.toml";

@@ -643,6 +643,24 @@ TEST(Launcher, OldRunDirectoriesArePrunedButOneARunStillHoldsIsKept) {
   EXPECT_EQ(left, 4) << ls.out;  // the held one, two fakes, the run's own
 }
 
+TEST(Launcher, ABadPolicyIsNamedOnceInTheErrorWhereverItIsCaught) {
+  Launcher l;
+  // One error the loader catches, one only compiling the rules does.
+  for (const std::string& text :
+       {std::string("[filesystem]\nraed = []\n"),
+        std::string("[network]\nallow = [\"foo*.org\"]\n")}) {
+    const std::string policy = l.Write("bad.toml", text);
+    ProcessResult r = l.Run({"--policy", policy, "--", "/bin/true"});
+    EXPECT_EQ(r.exit_code, 125) << r.err;
+    size_t count = 0;
+    for (size_t at = r.err.find("bad.toml"); at != std::string::npos;
+         at = r.err.find("bad.toml", at + 1)) {
+      ++count;
+    }
+    EXPECT_EQ(count, 1u) << r.err;
+  }
+}
+
 TEST(Launcher, EverySubcommandSaysAUsageErrorWithTheOneDocumentedCode) {
   Launcher l;
   const std::string policy = l.Write("p.toml", "extends = \"read-only\"\n");

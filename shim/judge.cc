@@ -67,7 +67,7 @@ bool SendAllowRecord(const char* op, const char* target, const char* access,
     if (f.size() > sizeof(buf) - n - 4) return false;
     const uint32_t len = static_cast<uint32_t>(f.size());
     for (int i = 0; i < 4; ++i) buf[n++] = static_cast<char>(len >> (8 * i));
-    std::memcpy(buf + n, f.data(), f.size());
+    if (!f.empty()) std::memcpy(buf + n, f.data(), f.size());
     n += f.size();
   }
   SendRecord(absl::string_view(buf, n));

@@ -191,6 +191,11 @@ class Call {
   // (recorded) when a deny rule covers where it would be.
   bool JudgeMissing(const char* op, Access access, int dirfd,
                     const std::string& path);
+  // True when the program may look at `path` (no deny entry covers it),
+  // as the shim's MaySee: the kernel's own answer about it may be given.
+  bool MaySee(const std::string& path) {
+    return engine_->CheckPath(Access::kStat, target_.SelfView(path)).allowed();
+  }
   // Refuses without consulting the engine.
   bool Refuse(const char* op, const std::string& what, const std::string& why);
 

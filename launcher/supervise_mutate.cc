@@ -62,8 +62,7 @@ int JudgeName(Call& c, const char* op, int dirfd, const PathArg& arg,
   // The kernel's answer before any permission, where the program may see
   // the name (core/name_need.h): nothing to judge or record.
   if (const int e = ErrorBeforePermission(need, r->object.valid());
-      e != 0 &&
-      c.engine().CheckPath(Access::kStat, r->NamePath()).allowed()) {
+      e != 0 && c.MaySee(r->NamePath())) {
     return -e;
   }
   if (!c.JudgePath(op, Access::kWrite, r->NamePath(), label)) return -EACCES;

@@ -134,10 +134,7 @@ Answer SuperviseOpen(Call& c) {
   // any permission, where the program may see it (core/name_need.h).
   if (access != Access::kRead && S_ISDIR(st.st_mode) &&
       (o.flags & O_TMPFILE) != O_TMPFILE && !(o.flags & O_PATH) &&
-      c.engine()
-          .CheckPath(Access::kStat,
-                     c.target().SelfView(KernelPath(r.object.get())))
-          .allowed()) {
+      c.MaySee(KernelPath(r.object.get()))) {
     return Answer::Error(EISDIR);
   }
   if (!JudgeObject(c, o, access, r)) return Answer::Error(EACCES);

@@ -21,8 +21,8 @@ LoadContext Ctx() {
   return LoadContext{"/nonexistent-ws/proj", "/nonexistent-home/me", ""};
 }
 
-Engine MustLoad(absl::string_view toml) {
-  absl::StatusOr<Policy> policy = LoadPolicyText(toml, "test.toml", Ctx());
+Engine MustLoad(absl::string_view toml, const LoadContext& ctx = Ctx()) {
+  absl::StatusOr<Policy> policy = LoadPolicyText(toml, "test.toml", ctx);
   EXPECT_TRUE(policy.ok()) << policy.status();
   absl::StatusOr<Engine> engine = Engine::Create(*policy);
   EXPECT_TRUE(engine.ok()) << engine.status();
@@ -99,12 +99,7 @@ TEST(PathRules, WorkspaceWriteKeepsTheWorkspacesGitHooksAndConfigAndRcFiles) {
   ASSERT_NE(mkdtemp(dir), nullptr);
   const std::string ws = dir;
   auto load = [&](absl::string_view toml) {
-    absl::StatusOr<Policy> policy = LoadPolicyText(
-        toml, "test.toml", LoadContext{ws, "/nonexistent-home/me", ""});
-    EXPECT_TRUE(policy.ok()) << policy.status();
-    absl::StatusOr<Engine> engine = Engine::Create(*policy);
-    EXPECT_TRUE(engine.ok()) << engine.status();
-    return *std::move(engine);
+    return MustLoad(toml, LoadContext{ws, "/nonexistent-home/me", ""});
   };
   // No repository yet: one the program makes is its own (git init works).
   Engine before = load("extends = \"workspace-write\"\n");

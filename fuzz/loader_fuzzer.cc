@@ -126,7 +126,9 @@ struct NaivePaths {
   std::optional<NaivePathRule> workspace;
   bool writable;
   Verdict unlisted_write;
-  std::vector<NaivePathRule> read, write, deny, read_only;
+  std::vector<NaivePathRule> read, write, deny;
+  // filesystem.read_only, then klaunch's own files (klaunch.read_only).
+  std::vector<NaivePathRule> kept, own;
 
   explicit NaivePaths(const Policy& p)
       : writable(p.filesystem.workspace_writable),
@@ -136,7 +138,8 @@ struct NaivePaths {
         read(NaiveRules(p.filesystem.read)),
         write(NaiveRules(p.filesystem.write)),
         deny(NaiveRules(p.filesystem.deny)),
-        read_only(NaiveRules(p.klaunch.read_only)) {
+        kept(NaiveRules(p.filesystem.read_only)),
+        own(NaiveRules(p.klaunch.read_only)) {
     if (!p.filesystem.workspace.value.empty()) {
       workspace = NaiveRule(p.filesystem.workspace);
     }
@@ -146,7 +149,7 @@ struct NaivePaths {
   }
 
   // engine.h's rules, in its order: deny, stat, (for a write, klaunch's
-  // own files) workspace, write, read.
+  // own files, then read_only) workspace, write, read, (for a read) read_only.
   std::pair<Verdict, std::string> Check(Access access,
                                         absl::string_view raw) const {
     absl::StatusOr<std::string> path = NormalizePath(raw);
@@ -164,8 +167,10 @@ struct NaivePaths {
     }
     if (access == Access::kStat) return {Verdict::kAllow, "filesystem.stat"};
     if (access == Access::kWrite) {
-      if (const NaivePathRule* r = FirstCovering(read_only, *path)) {
-        return {Verdict::kDeny, r->entry->key};
+      for (const auto* list : {&own, &kept}) {
+        if (const NaivePathRule* r = FirstCovering(*list, *path)) {
+          return {Verdict::kDeny, r->entry->key};
+        }
       }
       if (writable && InWorkspace(*path)) return {Verdict::kAllow, "workspace"};
       if (const NaivePathRule* r = FirstCovering(write, *path)) {
@@ -178,7 +183,7 @@ struct NaivePaths {
       return {unlisted_write, "filesystem.unlisted"};
     }
     if (InWorkspace(*path)) return {Verdict::kAllow, "workspace"};
-    for (const auto* list : {&write, &read}) {
+    for (const auto* list : {&write, &read, &kept}) {
       if (const NaivePathRule* r = FirstCovering(*list, *path)) {
         return {Verdict::kAllow, r->entry->key};
       }
@@ -187,7 +192,7 @@ struct NaivePaths {
   }
 
   bool Pins(absl::string_view path) const {
-    for (const auto* list : {&deny, &read_only}) {
+    for (const auto* list : {&deny, &kept, &own}) {
       for (const NaivePathRule& r : *list) {
         if (r.pattern.PinsBelow(path) ||
             (r.resolved && r.resolved->PinsBelow(path))) {
@@ -221,7 +226,8 @@ std::vector<std::string> QuestionPaths(const Policy& p,
   };
   std::vector<const Entry*> entries = {&p.filesystem.workspace};
   for (const auto* list : {&p.filesystem.deny, &p.filesystem.write,
-                           &p.filesystem.read, &p.klaunch.read_only}) {
+                           &p.filesystem.read, &p.filesystem.read_only,
+                           &p.klaunch.read_only}) {
     for (const Entry& e : *list) entries.push_back(&e);
   }
   for (const Entry* e : entries) {

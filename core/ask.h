@@ -1,5 +1,5 @@
 // Questions put to the user at the terminal: what the shim, the seccomp
-// supervisor and klaunch's question server (launcher/ask_server.h) share.
+// supervisor and klaunch's question server (supervisor/ask_server.h) share.
 //
 // A decision of kAsk (a command no rule admits under `commands.unlisted =
 // "ask"`, a write no write root admits under `filesystem.unlisted_writes =
@@ -18,7 +18,7 @@
 // empty outside every section). The answer is one byte: 'y' or 'n' from
 // the person, or 'r' when the server refused the request without asking:
 // one ParseAskRequest does not read as exactly this shape, or one that is
-// not the asking process's own (docs: launcher/ask_server.h).
+// not the asking process's own (docs: supervisor/ask_server.h).
 //
 // What the terminal shows of a name a program chose goes through
 // ShownAtTerminal, so that no name can make the question read as another.

@@ -10,7 +10,7 @@
 // The cookie is never in the environment or a file. It buys speed, not
 // trust: the program can read it, so the filter lets a tagged call skip
 // the supervisor only where Landlock enforces the policy's answer anyway
-// (launcher/syscall_table.h, "What a tag buys" in docs/design.md). The same
+// (supervisor/syscall_table.h, "What a tag buys" in docs/design.md). The same
 // call carries the shim's other requests to klaunch (below), made with or
 // without the cookie: they always reach the supervisor.
 //
@@ -33,7 +33,7 @@ inline constexpr long kCookieQuerySyscall = SYS_tuxcall;
 // and length of the chain of program sections the shim judges under ("0,2";
 // length 0 for none), arg3 1 when the shim will not ask again. The
 // supervisor refuses the cookie (EPERM; recorded when arg3 is 1) when the
-// chain it keeps for the process (launcher/chain_cgroups.h) has a section
+// chain it keeps for the process (supervisor/chain_cgroups.h) has a section
 // the shim's lacks: a process that dropped KLAUNCH_PROGRAMS from its
 // environment gets no tagged calls, so every call of its is judged by the
 // supervisor, under its sections.
@@ -63,7 +63,7 @@ inline constexpr long kAskRequest = 0x61736b71;  // "askq"
 // The same call with this first argument, made by the shim just before an
 // exec that enters program sections (core/programs.h), arg1 and arg2 the
 // text and length of the chain the program will run under ("0,2"): klaunch
-// moves the process into that chain's cgroup (launcher/chain_cgroups.h),
+// moves the process into that chain's cgroup (supervisor/chain_cgroups.h),
 // so that the supervisor judges it and its descendants under the chain.
 // ENOSYS: klaunch keeps no such cgroups (or there is no seccomp layer).
 inline constexpr long kSectionEnter = 0x73656374;  // "sect"

@@ -1,4 +1,4 @@
-// Fuzzes launcher/decode.h, the supervisor's reading of a notification: a
+// Fuzzes supervisor/decode.h, the supervisor's reading of a notification: a
 // supervised call's number and argument words, and a memory image they may
 // point into, go through every decoder. Checked: strings against a
 // byte-by-byte reference reader, the limits each decoder promises (paths,
@@ -32,7 +32,7 @@
 #include <string>
 #include <vector>
 
-#include "launcher/decode.h"
+#include "supervisor/decode.h"
 
 namespace klaunch::supervise {
 namespace {

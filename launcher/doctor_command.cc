@@ -29,11 +29,11 @@
 #include "absl/strings/string_view.h"
 #include "core/json.h"
 #include "core/landlock.h"
-#include "launcher/run_cgroup.h"
 #include "launcher/run_command.h"
-#include "launcher/seccomp_filter.h"
 #include "launcher/shim_locator.h"
 #include "launcher/what_holds.h"
+#include "supervisor/run_cgroup.h"
+#include "supervisor/seccomp_filter.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434

@@ -12,7 +12,7 @@
 #include "launcher/options.h"
 #include "launcher/run_command.h"
 #include "launcher/suggest.h"
-#include "launcher/syscall_table.h"
+#include "supervisor/syscall_table.h"
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);

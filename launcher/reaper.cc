@@ -18,7 +18,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "launcher/run_cgroup.h"
+#include "supervisor/run_cgroup.h"
 
 namespace klaunch {
 namespace {

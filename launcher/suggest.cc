@@ -171,7 +171,7 @@ void AppendList(std::string* out, const std::string& name,
 }
 
 // A record of a write or a command the person admitted at the terminal
-// (launcher/ask_server.h): the next run need not ask.
+// (supervisor/ask_server.h): the next run need not ask.
 bool IsTerminalYes(const AuditEvent& e) {
   return e.verdict == "allow" && e.rule == "terminal";
 }

@@ -50,7 +50,7 @@ TEST(WhatHolds, EveryTestARowNamesExists) {
   const char* root = std::getenv("KLAUNCH_SOURCE_ROOT");
   ASSERT_NE(root, nullptr);
   std::set<std::string> defined;
-  for (const char* dir : {"tests", "launcher", "core", "shim"}) {
+  for (const char* dir : {"tests", "launcher", "supervisor", "core", "shim"}) {
     for (const auto& f : std::filesystem::directory_iterator(
              std::filesystem::path(root) / dir)) {
       const std::string name = f.path().filename();

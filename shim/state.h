@@ -11,9 +11,9 @@
 //                        recorded too (--trace)
 //   KLAUNCH_ASK_SOCKET   set when klaunch can ask the user; the socket
 //                        questions go to without the seccomp layer
-//                        (launcher/ask_server.h)
+//                        (supervisor/ask_server.h)
 //   KLAUNCH_PROGRAMS     the program sections entered ("0,2", core/programs.h)
-//   KLAUNCH_CGROUP       the run's cgroup (launcher/chain_cgroups.h): the
+//   KLAUNCH_CGROUP       the run's cgroup (supervisor/chain_cgroups.h): the
 //                        chain of this process's cgroup below it is added
 //                        to KLAUNCH_PROGRAMS's
 //   KLAUNCH_LANDLOCKED   the sections whose Landlock rulesets this process

@@ -500,7 +500,7 @@ TEST_F(AskedWrites, ASectionThatNamesItsWritesRefusesUnlistedOnesUnasked) {
 // variable back). The shim still finds the section by its cgroup, so the
 // question names it and the yes holds for it alone: the agent's own write
 // is asked again. One that also hides the run's cgroup gets no cookie
-// (launcher/supervisor.cc), so its shim cannot reach klaunch's socket at
+// (supervisor/supervisor.cc), so its shim cannot reach klaunch's socket at
 // all: nothing is asked, and nothing written.
 TEST_F(AskedWrites, AProcessCannotAskUnderAnotherChainThanItsOwn) {
   ProcessResult b = RunProcess(

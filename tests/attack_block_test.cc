@@ -2,7 +2,7 @@
 // program controls. The supervisor performs opens, creates, truncates,
 // connects and sends for the program, in klaunch's own process: its
 // receiving thread answers opens and mutations itself, and a pool of at
-// most 64 threads answers connects and sends (launcher/supervisor.cc). A
+// most 64 threads answers connects and sends (supervisor/supervisor.cc). A
 // call of klaunch's that waits on a FIFO, a lease, a full backlog or a full
 // queue holds up every process's calls that need the same thread, and at
 // the end klaunch waits for its threads before it exits.
@@ -141,7 +141,7 @@ std::string NoLease(const ProcessResult& r) {
              : "";
 }
 
-// Attacks the supervisor's create path (launcher/supervise_open.cc,
+// Attacks the supervisor's create path (supervisor/supervise_open.cc,
 // Create): it finds the name missing, judges it, then opens it relative
 // to the pinned directory with the program's flags and no O_NONBLOCK. A
 // static child opens a missing name O_WRONLY|O_CREAT over and over while
@@ -165,7 +165,7 @@ TEST_F(SupervisorStall, AFifoSwappedIntoACreateCannotStallTheSupervisor) {
 // existing FIFO for reading, then (with no reader left) for writing,
 // neither with O_NONBLOCK. The supervisor's open path opens FIFOs
 // non-blocking and gives the program the mode it asked for
-// (launcher/supervise_open.cc), so it never waits for a peer.
+// (supervisor/supervise_open.cc), so it never waits for a peer.
 TEST_F(SupervisorStall, OpeningAFifoWithoutNonblockDoesNotStallTheSupervisor) {
   ProcessResult r = Run({static_bin_, "fifo-open", ws() + "/fifo"});
   ASSERT_THAT(r.out, HasSubstr("fifo-open read:")) << Show(r);
@@ -173,7 +173,7 @@ TEST_F(SupervisorStall, OpeningAFifoWithoutNonblockDoesNotStallTheSupervisor) {
   ExpectTheRunEnds(r);
 }
 
-// Attacks the supervisor's connect (launcher/supervise_net.cc,
+// Attacks the supervisor's connect (supervisor/supervise_net.cc,
 // ConnectOrBind), which it makes blocking, on a copy of the program's
 // socket, in a thread of its pool. The program binds a Unix stream
 // listener in its workspace with a backlog of 0 and never accepts; 80
@@ -190,7 +190,7 @@ TEST_F(SupervisorStall, AListenerThatNeverAcceptsCannotHoldUpOtherConnects) {
   ExpectTheRunEnds(r);
 }
 
-// Attacks the supervisor's sends (launcher/supervise_net.cc, SendTo), made
+// Attacks the supervisor's sends (supervisor/supervise_net.cc, SendTo), made
 // blocking on a copy of the program's socket in a thread of the pool. The
 // program binds a Unix datagram socket in its workspace, fills its receive
 // queue, and then 80 threads send to it from that same socket without
@@ -244,7 +244,7 @@ TEST_F(SupervisorStall, AReadLeaseCannotStallTheSupervisorsOpenForWriting) {
   ExpectTheRunEnds(r);
 }
 
-// As above, with truncate() by path (launcher/supervise_mutate.cc, the
+// As above, with truncate() by path (supervisor/supervise_mutate.cc, the
 // truncate case): the supervisor truncates through /proc/self/fd/N of its
 // pin, on the receiving thread, and a truncate waits for a read lease's
 // holder just as an open for writing does. It escapes today the same way.
@@ -275,7 +275,7 @@ TEST_F(SupervisorStall, AWriteLeaseCannotStallTheSupervisorsOpenForReading) {
   ExpectTheRunEnds(r);
 }
 
-// The exec path (launcher/supervise_exec.cc, JudgeInterpreter): to judge a
+// The exec path (supervisor/supervise_exec.cc, JudgeInterpreter): to judge a
 // script's "#!" line the supervisor opens the file for reading, on the
 // receiving thread. The program writes a script in its workspace, takes a
 // write lease on it, and a child execs it. It escapes today: the
@@ -292,7 +292,7 @@ TEST_F(SupervisorStall, AWriteLeaseOnAScriptCannotStallTheSupervisorsExec) {
   ExpectTheRunEnds(r);
 }
 
-// Attacks the supervisor's records (launcher/supervise_judge.cc, Record,
+// Attacks the supervisor's records (supervisor/supervise_judge.cc, Record,
 // through core/audit.cc AppendAuditLine), which open the audit log by
 // path, on the receiving thread, for every refusal. A dynamic program takes
 // the log's descriptor from the shim, which opens the log inside the

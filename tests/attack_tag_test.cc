@@ -9,7 +9,7 @@
 // addresses (it grants by port), deny entries inside a root it grants,
 // and (without Landlock) reading at all. The filter lets a tagged call
 // skip the supervisor only where Landlock holds the policy's answer, so
-// each is judged all the same (launcher/seccomp_filter.h). Every layer is
+// each is judged all the same (supervisor/seccomp_filter.h). Every layer is
 // on; scripts/attack-matrix runs them with Landlock capped too. A test
 // fails when the world shows the operation done.
 //

@@ -2,7 +2,7 @@
 // binary (tests/programs/resolve_connect.c, built static here) reads
 // /etc/hosts on its own and connects with a raw system call, so no shim
 // sees a name. The seccomp supervisor admits the connect because klaunch
-// resolved the policy's names too (launcher/name_cache.h).
+// resolved the policy's names too (supervisor/name_cache.h).
 //
 // The names come from a hosts file of the test's, bound over /etc/hosts in
 // a private mount namespace (so klaunch's getaddrinfo and the program see

@@ -7,8 +7,8 @@
 #include <sstream>
 
 #include "core/audit.h"
-#include "launcher/request_socket.h"
-#include "launcher/shim_records.h"
+#include "supervisor/request_socket.h"
+#include "supervisor/shim_records.h"
 
 namespace klaunch::testing {
 namespace {

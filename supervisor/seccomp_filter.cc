@@ -1,0 +1,450 @@
+#include "supervisor/seccomp_filter.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/netlink.h>
+#include <linux/seccomp.h>
+#include <netinet/in.h>
+#include <seccomp.h>
+#include <stddef.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "core/policy.h"
+#include "core/seccomp_tag.h"
+#include "supervisor/syscall_table.h"
+
+// Linux 5.19+; Debian 12's headers may predate it.
+#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
+#endif
+
+namespace klaunch {
+namespace {
+
+class Context {
+ public:
+  Context() : ctx_(seccomp_init(SCMP_ACT_ALLOW)) {}
+  ~Context() {
+    if (ctx_ != nullptr) seccomp_release(ctx_);
+  }
+  scmp_filter_ctx get() const { return ctx_; }
+
+ private:
+  scmp_filter_ctx ctx_;
+};
+
+// Rules for one call. libseccomp cannot have two rules of different
+// actions match the same call (which one wins is not defined), so each
+// call's rules here are of one action, or disjoint.
+class Rules {
+ public:
+  Rules(scmp_filter_ctx ctx, int nr, const char* name)
+      : ctx_(ctx), nr_(nr), name_(name) {}
+
+  absl::Status Add(uint32_t action, std::initializer_list<scmp_arg_cmp> cmp) {
+    const int rc = seccomp_rule_add_array(ctx_, action, nr_, cmp.size(),
+                                          cmp.size() ? cmp.begin() : nullptr);
+    if (rc == 0) return absl::OkStatus();
+    return absl::InternalError(absl::StrCat("building the seccomp filter: ",
+                                            name_, ": ", strerror(-rc)));
+  }
+
+ private:
+  scmp_filter_ctx ctx_;
+  int nr_;
+  const char* name_;
+};
+
+#define KL_TRY(expr)                       \
+  do {                                     \
+    if (absl::Status s = (expr); !s.ok()) { \
+      return s;                            \
+    }                                      \
+  } while (0)
+
+// The kernel reads these arguments as 32 bits (an int, an unsigned int), so
+// a rule that matches a value compares only those: the bits above cannot
+// hide it.
+scmp_arg_cmp Is32(unsigned arg, uint32_t value) {
+  return SCMP_CMP64(arg, SCMP_CMP_MASKED_EQ, 0xffffffffu, value);
+}
+scmp_arg_cmp HasBits(unsigned arg, uint64_t bits) {
+  return SCMP_CMP64(arg, SCMP_CMP_MASKED_EQ, bits, bits);
+}
+
+constexpr uint32_t kNotify = SCMP_ACT_NOTIFY;
+constexpr uint32_t Errno(int e) { return SCMP_ACT_ERRNO(e); }
+
+// The families' rules for a judged call (SyscallFamily in syscall_table.h).
+absl::Status AddJudged(const SyscallEntry& e, Rules& r,
+                       const FilterSettings& s, const Policy& policy) {
+  const scmp_arg_cmp untagged =
+      SCMP_CMP64(kCookieArgument, SCMP_CMP_NE, s.cookie);
+  const absl::string_view name = e.name;
+  switch (e.family) {
+    case SyscallFamily::kOpen: {
+      // A read-only open is Landlock's as well as the policy's where a
+      // ruleset is in force; one that may write is tagged only where
+      // Landlock refuses what it refuses. An O_PATH open reads nothing:
+      // what its descriptor is used for (a reopen through /proc, an
+      // openat below it) is judged on its own.
+      KL_TRY(r.Add(kNotify, {untagged}));
+      if (s.writes_exact) return absl::OkStatus();
+      if (name == "creat" || name == "openat2") return r.Add(kNotify, {});
+      const unsigned flags = name == "open" ? 1 : 2;
+      if (!s.reads_floor) {
+        KL_TRY(r.Add(kNotify, {SCMP_CMP64(flags, SCMP_CMP_MASKED_EQ,
+                                          uint64_t{O_PATH}, 0)}));
+      }
+      for (uint64_t bit : {uint64_t{O_WRONLY}, uint64_t{O_RDWR},
+                           uint64_t{O_CREAT}, uint64_t{O_TRUNC}}) {
+        KL_TRY(r.Add(kNotify, {HasBits(flags, bit)}));
+      }
+      return absl::OkStatus();
+    }
+    case SyscallFamily::kLook: {
+      // newfstatat, statx and faccessat2 on a descriptor with
+      // AT_EMPTY_PATH are libc's fstat: asked about only when they name a
+      // file (no AT_EMPTY_PATH) or start at the cwd.
+      unsigned flags_arg = 0;
+      if (name == "newfstatat" || name == "faccessat2") flags_arg = 3;
+      if (name == "statx") flags_arg = 2;
+      if (flags_arg == 0) return r.Add(kNotify, {untagged});
+      KL_TRY(r.Add(kNotify,
+                   {untagged, SCMP_CMP64(flags_arg, SCMP_CMP_MASKED_EQ,
+                                         AT_EMPTY_PATH, 0)}));
+      return r.Add(kNotify,
+                   {untagged, Is32(0, static_cast<uint32_t>(AT_FDCWD))});
+    }
+    case SyscallFamily::kMutate:
+      if (s.writes_exact && (name != "truncate" || s.truncate_right)) {
+        return r.Add(kNotify, {untagged});
+      }
+      return r.Add(kNotify, {});
+    case SyscallFamily::kAttributes:
+    case SyscallFamily::kExec:
+    case SyscallFamily::kCookie:
+      return r.Add(kNotify, {});
+    case SyscallFamily::kNetwork:
+      if (name != "sendto") return r.Add(kNotify, {});
+      // Without an address a send goes to the peer its connect judged
+      // (the register cannot change after the filter read it); with one,
+      // or with MSG_FASTOPEN (which connects), it is judged.
+      KL_TRY(r.Add(kNotify, {SCMP_A4_64(SCMP_CMP_NE, 0)}));
+      return r.Add(kNotify, {HasBits(3, MSG_FASTOPEN)});
+    case SyscallFamily::kSocket: {
+      // Only what the judge understands: Unix sockets, TCP and UDP over
+      // IPv4 and IPv6, and the netlink protocols that report (routes,
+      // sockets, devices, generic families). Raw and packet sockets and
+      // ICMP's datagram sockets send where no address is judged: refused
+      // unless system.allow has "raw-sockets".
+      const bool raw_ok = SystemAllows(policy, "raw-sockets");
+      constexpr int kFamilies = 64;  // AF_MAX is 46 today
+      KL_TRY(r.Add(Errno(EAFNOSUPPORT), {SCMP_A0_64(SCMP_CMP_GE, kFamilies)}));
+      for (int family = 0; family < kFamilies; ++family) {
+        const bool known = family == AF_UNIX || family == AF_INET ||
+                           family == AF_INET6 || family == AF_NETLINK ||
+                           (family == AF_PACKET && raw_ok);
+        if (known) continue;
+        if (name == "socketpair" && family == AF_UNIX) continue;
+        KL_TRY(r.Add(family == AF_PACKET ? Errno(EPERM) : Errno(EAFNOSUPPORT),
+                     {Is32(0, family)}));
+      }
+      if (name == "socketpair") {
+        for (int family : {AF_INET, AF_INET6, AF_NETLINK}) {
+          KL_TRY(r.Add(Errno(EOPNOTSUPP), {Is32(0, family)}));
+        }
+        return absl::OkStatus();
+      }
+      for (int family : {AF_INET, AF_INET6}) {
+        // The type's low four bits; SOCK_NONBLOCK and SOCK_CLOEXEC above.
+        for (uint32_t type = 0; type < 16; ++type) {
+          if (type == SOCK_STREAM || type == SOCK_DGRAM) continue;
+          const bool raw = type == SOCK_RAW || type == SOCK_PACKET;
+          if (raw && raw_ok) continue;
+          KL_TRY(r.Add(raw ? Errno(EPERM) : Errno(EPROTONOSUPPORT),
+                       {Is32(0, family),
+                        SCMP_CMP64(1, SCMP_CMP_MASKED_EQ, 0xf, type)}));
+        }
+        // SCTP and MPTCP connect and bind beyond connect(2) and bind(2)
+        // (setsockopt), UDP-Lite is not judged as UDP is: refused, so
+        // that programs fall back to TCP and UDP.
+        for (uint32_t proto : {132u, 262u}) {
+          KL_TRY(r.Add(Errno(EPROTONOSUPPORT),
+                       {Is32(0, family),
+                        SCMP_CMP64(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_STREAM),
+                        Is32(2, proto)}));
+        }
+        KL_TRY(r.Add(Errno(EPROTONOSUPPORT),
+                     {Is32(0, family),
+                      SCMP_CMP64(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM),
+                      Is32(2, 136)}));
+        if (!raw_ok) {
+          for (uint32_t icmp : {uint32_t{IPPROTO_ICMP}, uint32_t{IPPROTO_ICMPV6}}) {
+            KL_TRY(r.Add(Errno(EPERM),
+                         {Is32(0, family),
+                          SCMP_CMP64(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM),
+                          Is32(2, icmp)}));
+          }
+        }
+      }
+      // Netlink: what reports, not what configures.
+      constexpr uint32_t kNetlinkKnown[] = {NETLINK_ROUTE, NETLINK_SOCK_DIAG,
+                                            NETLINK_KOBJECT_UEVENT,
+                                            NETLINK_GENERIC};
+      for (uint32_t proto = 0; proto < 32; ++proto) {
+        if (std::find(std::begin(kNetlinkKnown), std::end(kNetlinkKnown),
+                      proto) != std::end(kNetlinkKnown)) {
+          continue;
+        }
+        KL_TRY(r.Add(Errno(EPROTONOSUPPORT),
+                     {Is32(0, AF_NETLINK), Is32(2, proto)}));
+      }
+      return r.Add(Errno(EPROTONOSUPPORT),
+                   {Is32(0, AF_NETLINK), SCMP_A2_64(SCMP_CMP_GE, 32)});
+    }
+    case SyscallFamily::kProcess: {
+      // Calls that name the caller itself pass; signals pass where
+      // Landlock keeps them inside the run.
+      if (name == "kill" || name == "tkill" || name == "tgkill" ||
+          name == "rt_sigqueueinfo" || name == "rt_tgsigqueueinfo" ||
+          name == "pidfd_send_signal" || name == "pidfd_open") {
+        return s.signals_scoped ? absl::OkStatus() : r.Add(kNotify, {});
+      }
+      if (name == "setpriority") {  // (which, who): PRIO_PROCESS 0 is self
+        KL_TRY(r.Add(kNotify, {SCMP_A0_64(SCMP_CMP_NE, 0)}));
+        return r.Add(kNotify, {SCMP_A1_64(SCMP_CMP_NE, 0)});
+      }
+      if (name == "ioprio_set") {  // IOPRIO_WHO_PROCESS 0 is self
+        KL_TRY(r.Add(kNotify, {SCMP_A0_64(SCMP_CMP_NE, 1)}));
+        return r.Add(kNotify, {SCMP_A1_64(SCMP_CMP_NE, 0)});
+      }
+      // prlimit64, sched_set*, migrate_pages, move_pages: pid 0 is self.
+      return r.Add(kNotify, {SCMP_A0_64(SCMP_CMP_NE, 0)});
+    }
+    case SyscallFamily::kIoctl: {
+      for (const IoctlEntry& io : IoctlTable()) {
+        if (IsFilesystemIoctl(io.request)) continue;  // the class, below
+        if (io.handling == SyscallHandling::kRefused) {
+          KL_TRY(r.Add(Errno(io.error), {Is32(1, io.request)}));
+        } else if (io.handling == SyscallHandling::kJudged &&
+                   (io.family != SyscallFamily::kProcess ||
+                    !s.signals_scoped)) {
+          KL_TRY(r.Add(kNotify, {Is32(1, io.request)}));
+        }
+      }
+      // A filesystem's own requests that write or act: the supervisor
+      // judges those it knows and refuses the rest.
+      for (uint8_t type : FilesystemIoctlTypes()) {
+        const uint32_t t = static_cast<uint32_t>(type) << 8;
+        KL_TRY(r.Add(kNotify, {SCMP_CMP64(1, SCMP_CMP_MASKED_EQ, 0xc000ff00u,
+                                          t)}));  // _IO
+        KL_TRY(r.Add(kNotify, {SCMP_CMP64(1, SCMP_CMP_MASKED_EQ, 0x4000ff00u,
+                                          0x40000000u | t)}));  // _IOW(R)
+      }
+      return absl::OkStatus();
+    }
+    case SyscallFamily::kNone:
+      break;
+  }
+  return absl::InternalError(
+      absl::StrCat("the syscall table judges ", e.name, " with no family"));
+}
+
+// The argument values a kFiltered call refuses.
+absl::Status AddFiltered(const SyscallEntry& e, Rules& r,
+                         const FilterSettings& s, const Policy& policy) {
+  const absl::string_view name = e.name;
+  const bool namespaces = SystemAllows(policy, "namespaces");
+  if (name == "clone" || name == "unshare") {
+    if (namespaces) return absl::OkStatus();
+    // Every CLONE_NEW*. CLONE_NEWTIME shares its bit with clone's exit
+    // signal, so it is checked for unshare only.
+    for (uint64_t flag : {0x00020000u, 0x02000000u, 0x04000000u, 0x08000000u,
+                          0x10000000u, 0x20000000u, 0x40000000u}) {
+      KL_TRY(r.Add(Errno(EPERM), {HasBits(0, flag)}));
+    }
+    if (name == "unshare") KL_TRY(r.Add(Errno(EPERM), {HasBits(0, 0x80)}));
+    return absl::OkStatus();
+  }
+  if (name == "clone3") {
+    // Its flags are in memory the filter cannot read (new namespaces,
+    // CLONE_INTO_CGROUP out of a section's cgroup); libc falls back to
+    // clone on ENOSYS, whose flags it can.
+    if (!namespaces || !policy.programs.empty()) return r.Add(Errno(ENOSYS), {});
+    return absl::OkStatus();
+  }
+  if (name == "seccomp") {
+    // A listener of the program's own could answer CONTINUE for a call
+    // this filter sends to klaunch, and the kernel would run it unjudged.
+    return r.Add(Errno(EPERM),
+                 {SCMP_A0_64(SCMP_CMP_EQ, SECCOMP_SET_MODE_FILTER),
+                  HasBits(1, SECCOMP_FILTER_FLAG_NEW_LISTENER)});
+  }
+  if (name == "personality") {
+    // The low byte selects the ABI (PER_LINUX32, ...); the flags above it
+    // do not. 0xffffffff only asks, told apart by bit 31.
+    for (int bit = 0; bit < 8; ++bit) {
+      const uint32_t mask = 0x80000000u | (1u << bit);
+      KL_TRY(r.Add(Errno(EPERM),
+                   {SCMP_A0_32(SCMP_CMP_MASKED_EQ, mask, 1u << bit)}));
+    }
+    return absl::OkStatus();
+  }
+  if (name == "syslog") {
+    // 4 reads and clears, 5 clears, 6 to 8 change the console.
+    for (uint32_t action = 4; action <= 8; ++action) {
+      KL_TRY(r.Add(Errno(EPERM), {Is32(0, action)}));
+    }
+    return absl::OkStatus();
+  }
+  if (name == "prctl") {
+    // PR_SET_MM rewrites what /proc/PID/exe and the command line name.
+    return r.Add(Errno(EPERM), {Is32(0, PR_SET_MM)});
+  }
+  if (name == "fcntl") {
+    // F_SETOWN(_EX) names the process SIGIO (or F_SETSIG's signal) goes
+    // to: judged like a signal where Landlock does not keep signals in.
+    if (s.signals_scoped) return absl::OkStatus();
+    KL_TRY(r.Add(kNotify, {Is32(1, F_SETOWN)}));
+    return r.Add(kNotify, {Is32(1, F_SETOWN_EX)});
+  }
+  return absl::InternalError(absl::StrCat(
+      "the syscall table filters ", e.name, ", which the filter does not know"));
+}
+
+// The BPF program exported from `c`.
+absl::StatusOr<std::vector<sock_filter>> Export(scmp_filter_ctx c) {
+  const int fd = memfd_create("klaunch-bpf", MFD_CLOEXEC);
+  if (fd < 0) return absl::InternalError("memfd_create failed");
+  const int rc = seccomp_export_bpf(c, fd);
+  std::vector<sock_filter> program;
+  if (rc == 0) {
+    const off_t size = lseek(fd, 0, SEEK_END);
+    program.resize(size / sizeof(sock_filter));
+    if (pread(fd, program.data(), program.size() * sizeof(sock_filter), 0) !=
+        static_cast<ssize_t>(program.size() * sizeof(sock_filter))) {
+      program.clear();
+    }
+  }
+  close(fd);
+  if (rc != 0 || program.empty()) {
+    return absl::InternalError("exporting the seccomp filter failed");
+  }
+  return program;
+}
+
+}  // namespace
+
+uint64_t MakeCookie() {
+  uint64_t c = 0;
+  while (c == 0 || c >= static_cast<uint64_t>(-4095)) {
+    if (getrandom(&c, sizeof(c), 0) != sizeof(c)) c = 0;
+  }
+  return c;
+}
+
+absl::StatusOr<std::vector<sock_filter>> BuildFilter(
+    const FilterSettings& settings, const Policy& policy) {
+  Context ctx;
+  scmp_filter_ctx c = ctx.get();
+  if (c == nullptr) return absl::InternalError("seccomp_init failed");
+  if (seccomp_attr_set(c, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ERRNO(ENOSYS)) !=
+          0 ||
+      seccomp_attr_set(c, SCMP_FLTATR_CTL_OPTIMIZE, 2) != 0) {
+    return absl::InternalError("building the seccomp filter: attributes");
+  }
+  const absl::Span<const SyscallEntry> table = SyscallTable();
+  int last = -1;
+  for (const SyscallEntry& e : table) {
+    // The numbers between entries are no call of the table's: refused.
+    for (int gap = last + 1; gap < e.nr; ++gap) {
+      KL_TRY(Rules(c, gap, "an unknown call").Add(Errno(ENOSYS), {}));
+    }
+    last = e.nr;
+    Rules r(c, e.nr, e.name);
+    switch (e.handling) {
+      case SyscallHandling::kAllow:
+        break;
+      case SyscallHandling::kRefused:
+        KL_TRY(r.Add(Errno(e.error), {}));
+        break;
+      case SyscallHandling::kRootPower:
+        if (!SystemAllows(policy, e.group)) KL_TRY(r.Add(Errno(EPERM), {}));
+        break;
+      case SyscallHandling::kFiltered:
+        KL_TRY(AddFiltered(e, r, settings, policy));
+        break;
+      case SyscallHandling::kJudged:
+        KL_TRY(AddJudged(e, r, settings, policy));
+        break;
+    }
+  }
+  absl::StatusOr<std::vector<sock_filter>> body = Export(c);
+  if (!body.ok()) return body.status();
+  // Every number past the table's last (and every x32 call, whose numbers
+  // have bit 30 set) is refused before libseccomp's program runs.
+  const uint32_t max = static_cast<uint32_t>(table.back().nr);
+  std::vector<sock_filter> program = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 3),
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, max, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA)),
+  };
+  program.insert(program.end(), body->begin(), body->end());
+  if (program.size() > BPF_MAXINSNS) {
+    return absl::InternalError(absl::StrCat(
+        "the seccomp filter has ", program.size(),
+        " instructions, more than the kernel takes (", BPF_MAXINSNS, ")"));
+  }
+  return program;
+}
+
+bool FilterCanWaitKillable(std::string* why) {
+  // Asking for the flag with no program: EINVAL when the kernel does not
+  // know it, EFAULT (the null program) when it does.
+  errno = 0;
+  syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+          SECCOMP_FILTER_FLAG_NEW_LISTENER |
+              SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV,
+          nullptr);
+  if (errno == EFAULT) return true;
+  *why = absl::StrCat(
+      "the kernel has no SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (Linux 5.19): ",
+      strerror(errno));
+  return false;
+}
+
+int LoadFilter(absl::Span<const sock_filter> program, bool wait_killable) {
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -errno;
+  sock_fprog prog{static_cast<unsigned short>(program.size()),
+                  const_cast<sock_filter*>(program.data())};
+  unsigned long flags = SECCOMP_FILTER_FLAG_NEW_LISTENER;
+  if (wait_killable) flags |= SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
+  long fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog);
+  return fd < 0 ? -errno : static_cast<int>(fd);
+}
+
+bool SeccompAvailable(std::string* why) {
+  unsigned action = SECCOMP_RET_USER_NOTIF;
+  if (syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) != 0) {
+    *why = absl::StrCat("the kernel has no seccomp user notification (",
+                        strerror(errno), ")");
+    return false;
+  }
+  return true;
+}
+
+}  // namespace klaunch

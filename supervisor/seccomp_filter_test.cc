@@ -1,0 +1,375 @@
+// The compiled filter, evaluated: a small classic-BPF interpreter runs the
+// program BuildFilter exports on seccomp_data built by hand, so that what
+// the filter does with every call of the table (and with numbers the table
+// does not name, and with other ABIs) is checked against the table itself,
+// with no kernel in the loop. Also: docs/syscalls.md and the shim's
+// exported symbols are kept in step with the table.
+
+#include "supervisor/seccomp_filter.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <termios.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "absl/strings/str_split.h"
+#include "core/seccomp_tag.h"
+#include "supervisor/syscall_table.h"
+
+namespace klaunch {
+namespace {
+
+constexpr uint64_t kCookie = 0x5eed5eed12345678ULL;
+
+// Runs `program` on `data`: the action it returns.
+uint32_t Evaluate(const std::vector<sock_filter>& program,
+                  const seccomp_data& data) {
+  uint32_t a = 0, x = 0, mem[BPF_MEMWORDS] = {};
+  const auto* bytes = reinterpret_cast<const uint8_t*>(&data);
+  for (size_t pc = 0; pc < program.size(); ++pc) {
+    const sock_filter& f = program[pc];
+    switch (BPF_CLASS(f.code)) {
+      case BPF_LD:
+        if (BPF_MODE(f.code) == BPF_ABS) {
+          EXPECT_LE(f.k + 4, sizeof(data));
+          std::memcpy(&a, bytes + f.k, 4);
+        } else if (BPF_MODE(f.code) == BPF_IMM) {
+          a = f.k;
+        } else if (BPF_MODE(f.code) == BPF_MEM) {
+          a = mem[f.k];
+        } else {
+          ADD_FAILURE() << "load mode " << f.code;
+        }
+        break;
+      case BPF_LDX:
+        x = BPF_MODE(f.code) == BPF_MEM ? mem[f.k] : f.k;
+        break;
+      case BPF_ST:
+        mem[f.k] = a;
+        break;
+      case BPF_STX:
+        mem[f.k] = x;
+        break;
+      case BPF_ALU: {
+        const uint32_t v = BPF_SRC(f.code) == BPF_X ? x : f.k;
+        switch (BPF_OP(f.code)) {
+          case BPF_ADD: a += v; break;
+          case BPF_SUB: a -= v; break;
+          case BPF_AND: a &= v; break;
+          case BPF_OR: a |= v; break;
+          case BPF_LSH: a <<= v; break;
+          case BPF_RSH: a >>= v; break;
+          case BPF_NEG: a = -a; break;
+          default: ADD_FAILURE() << "alu op " << f.code;
+        }
+        break;
+      }
+      case BPF_JMP: {
+        if (BPF_OP(f.code) == BPF_JA) {
+          pc += f.k;
+          break;
+        }
+        const uint32_t v = BPF_SRC(f.code) == BPF_X ? x : f.k;
+        bool take = false;
+        switch (BPF_OP(f.code)) {
+          case BPF_JEQ: take = a == v; break;
+          case BPF_JGT: take = a > v; break;
+          case BPF_JGE: take = a >= v; break;
+          case BPF_JSET: take = (a & v) != 0; break;
+          default: ADD_FAILURE() << "jump op " << f.code;
+        }
+        pc += take ? f.jt : f.jf;
+        break;
+      }
+      case BPF_RET:
+        return BPF_RVAL(f.code) == BPF_A ? a : f.k;
+      case BPF_MISC:
+            if (BPF_MISCOP(f.code) == BPF_TAX) {
+          x = a;
+        } else {
+          a = x;
+        }
+        break;
+      default:
+        ADD_FAILURE() << "class " << f.code;
+        return 0;
+    }
+  }
+  ADD_FAILURE() << "the program ran off its end";
+  return 0;
+}
+
+constexpr uint32_t kAllow = SECCOMP_RET_ALLOW;
+constexpr uint32_t kNotify = SECCOMP_RET_USER_NOTIF;
+uint32_t Errno(int e) { return SECCOMP_RET_ERRNO | e; }
+
+class Filter : public ::testing::Test {
+ protected:
+  void Build(FilterSettings s, const std::string& system_allow = "") {
+    s.cookie = kCookie;
+    Policy p;
+    for (absl::string_view g :
+         absl::StrSplit(system_allow, ',', absl::SkipEmpty())) {
+      Entry e;
+      e.value = std::string(g);
+      p.system.allow.push_back(e);
+    }
+    absl::StatusOr<std::vector<sock_filter>> f = BuildFilter(s, p);
+    ASSERT_TRUE(f.ok()) << f.status();
+    program_ = *std::move(f);
+  }
+  uint32_t Call(int nr, std::initializer_list<uint64_t> args = {},
+                bool tagged = false, uint32_t arch = AUDIT_ARCH_X86_64) {
+    seccomp_data d{};
+    d.nr = nr;
+    d.arch = arch;
+    int i = 0;
+    for (uint64_t a : args) d.args[i++] = a;
+    if (tagged) d.args[kCookieArgument] = kCookie;
+    return Evaluate(program_, d);
+  }
+  std::vector<sock_filter> program_;
+};
+
+TEST_F(Filter, EveryCallDoesWhatItsTableEntrySays) {
+  Build({});
+  for (const SyscallEntry& e : SyscallTable()) {
+    SCOPED_TRACE(e.name);
+    const uint32_t untagged = Call(e.nr);
+    switch (e.handling) {
+      case SyscallHandling::kAllow:
+        EXPECT_EQ(untagged, kAllow);
+        break;
+      case SyscallHandling::kRefused:
+        EXPECT_EQ(untagged, Errno(e.error));
+        break;
+      case SyscallHandling::kRootPower:
+        EXPECT_EQ(untagged, Errno(EPERM));
+        break;
+      case SyscallHandling::kJudged:
+        // With no arguments, every judged call reaches the supervisor but
+        // a socket of family 0 (refused) and the fd-only looks of ioctl
+        // and the "self" process calls.
+        if (e.family == SyscallFamily::kSocket) {
+          EXPECT_EQ(untagged, Errno(EAFNOSUPPORT));
+        } else if (e.family == SyscallFamily::kIoctl) {
+          EXPECT_EQ(untagged, kAllow);
+        } else if (e.nr == SYS_sendto) {
+          EXPECT_EQ(untagged, kAllow) << "no address: the connected peer";
+        } else if (e.family == SyscallFamily::kProcess &&
+                   e.nr != SYS_ioprio_set &&
+                   e.nr != SYS_kill && e.nr != SYS_tkill &&
+                   e.nr != SYS_tgkill && e.nr != SYS_rt_sigqueueinfo &&
+                   e.nr != SYS_rt_tgsigqueueinfo &&
+                   e.nr != SYS_pidfd_send_signal && e.nr != SYS_pidfd_open) {
+          EXPECT_EQ(untagged, kAllow) << "pid 0 names the caller";
+        } else {
+          EXPECT_EQ(untagged, kNotify);
+        }
+        break;
+      case SyscallHandling::kFiltered:
+        break;  // their arguments, below
+    }
+  }
+}
+
+TEST_F(Filter, ANumberTheTableDoesNotNameIsRefusedAsUnknown) {
+  Build({});
+  std::set<int> known;
+  for (const SyscallEntry& e : SyscallTable()) known.insert(e.nr);
+  for (int nr = 0; nr < 1024; ++nr) {
+    if (known.count(nr) == 0) {
+      EXPECT_EQ(Call(nr), Errno(ENOSYS)) << nr;
+    }
+  }
+  // x32 (bit 30 of the number) and i386 are other ABIs.
+  EXPECT_EQ(Call(0x40000000 | SYS_openat), Errno(ENOSYS));
+  EXPECT_EQ(Call(5 /* i386 open */, {}, false, AUDIT_ARCH_I386),
+            Errno(ENOSYS));
+}
+
+TEST_F(Filter, ATagBuysReadsAndLooksButNeverExecConnectOrAttributes) {
+  Build({.reads_floor = true});
+  EXPECT_EQ(Call(SYS_openat, {0, 0, O_RDONLY}, true), kAllow);
+  EXPECT_EQ(Call(SYS_open, {0, O_RDONLY}, true), kAllow);
+  EXPECT_EQ(Call(SYS_newfstatat, {0, 0, 0, 0}, true), kAllow);
+  for (int nr : {SYS_execve, SYS_execveat, SYS_connect, SYS_sendmsg,
+                 SYS_sendmmsg, SYS_bind, SYS_fchmodat, SYS_fchownat,
+                 SYS_utimensat, SYS_setxattr, SYS_fchmod}) {
+    EXPECT_EQ(Call(nr, {}, true), kNotify) << nr;
+  }
+}
+
+TEST_F(Filter, WithoutALandlockFloorATaggedReadStillMeetsTheSupervisor) {
+  Build({});
+  EXPECT_EQ(Call(SYS_openat, {0, 0, O_RDONLY}, true), kNotify);
+  EXPECT_EQ(Call(SYS_open, {0, O_RDONLY}, true), kNotify);
+  EXPECT_EQ(Call(SYS_openat, {0, 0, O_RDONLY | O_DIRECTORY}, true), kNotify);
+  // An O_PATH descriptor reads nothing; what it is used for is judged.
+  EXPECT_EQ(Call(SYS_openat, {0, 0, O_PATH | O_CLOEXEC}, true), kAllow);
+  EXPECT_EQ(Call(SYS_openat, {0, 0, O_PATH}), kNotify) << "untagged";
+  EXPECT_EQ(Call(SYS_newfstatat, {0, 0, 0, 0}, true), kAllow);
+}
+
+TEST_F(Filter, WritesSkipTheSupervisorOnlyWhereLandlockIsExactForThem) {
+  Build({});
+  for (uint64_t flags : {uint64_t{O_WRONLY}, uint64_t{O_RDWR},
+                         uint64_t{O_CREAT}, uint64_t{O_TRUNC}}) {
+    EXPECT_EQ(Call(SYS_openat, {0, 0, flags}, true), kNotify) << flags;
+  }
+  EXPECT_EQ(Call(SYS_unlinkat, {}, true), kNotify);
+  EXPECT_EQ(Call(SYS_openat2, {}, true), kNotify);
+  Build({.reads_floor = true, .writes_exact = true, .truncate_right = true});
+  EXPECT_EQ(Call(SYS_openat, {0, 0, O_WRONLY | O_CREAT}, true), kAllow);
+  EXPECT_EQ(Call(SYS_unlinkat, {}, true), kAllow);
+  EXPECT_EQ(Call(SYS_truncate, {}, true), kAllow);
+  EXPECT_EQ(Call(SYS_openat, {0, 0, O_WRONLY}), kNotify) << "untagged";
+  Build({.reads_floor = true, .writes_exact = true, .truncate_right = false});
+  EXPECT_EQ(Call(SYS_truncate, {}, true), kNotify);
+}
+
+TEST_F(Filter, SendtoIsJudgedWithAnAddressOrFastOpen) {
+  Build({});
+  EXPECT_EQ(Call(SYS_sendto, {3, 0, 1, 0, 0, 0}), kAllow);
+  EXPECT_EQ(Call(SYS_sendto, {3, 0, 1, 0, 0x1000, 16}), kNotify);
+  EXPECT_EQ(Call(SYS_sendto, {3, 0, 1, MSG_FASTOPEN, 0, 0}), kNotify);
+}
+
+TEST_F(Filter, OnlySocketsTheJudgeUnderstandsAreMade) {
+  Build({});
+  EXPECT_EQ(Call(SYS_socket, {AF_UNIX, SOCK_STREAM, 0}), kAllow);
+  EXPECT_EQ(Call(SYS_socket, {AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 6}), kAllow);
+  EXPECT_EQ(Call(SYS_socket, {AF_INET6, SOCK_DGRAM, 17}), kAllow);
+  EXPECT_EQ(Call(SYS_socket, {AF_NETLINK, SOCK_RAW, 0}), kAllow);
+  EXPECT_EQ(Call(SYS_socket, {AF_INET, SOCK_RAW, 17}), Errno(EPERM));
+  EXPECT_EQ(Call(SYS_socket, {AF_PACKET, SOCK_RAW, 0}), Errno(EPERM));
+  EXPECT_EQ(Call(SYS_socket, {AF_INET, SOCK_DGRAM, IPPROTO_ICMP}), Errno(EPERM));
+  EXPECT_EQ(Call(SYS_socket, {AF_INET, SOCK_STREAM, 132}),
+            Errno(EPROTONOSUPPORT));
+  EXPECT_EQ(Call(SYS_socket, {AF_INET, SOCK_SEQPACKET, 0}),
+            Errno(EPROTONOSUPPORT));
+  EXPECT_EQ(Call(SYS_socket, {40 /* AF_VSOCK */, SOCK_STREAM, 0}),
+            Errno(EAFNOSUPPORT));
+  EXPECT_EQ(Call(SYS_socket, {AF_NETLINK, SOCK_RAW, 12 /* netfilter */}),
+            Errno(EPROTONOSUPPORT));
+  // The high half of the family word cannot make AF_INET pass for it.
+  EXPECT_EQ(Call(SYS_socket, {(1ULL << 32) | AF_PACKET, SOCK_RAW, 0}) & 0xffff0000u,
+            SECCOMP_RET_ERRNO);
+  Build({}, "raw-sockets");
+  EXPECT_EQ(Call(SYS_socket, {AF_INET, SOCK_RAW, 17}), kAllow);
+  EXPECT_EQ(Call(SYS_socket, {AF_PACKET, SOCK_RAW, 0}), kAllow);
+}
+
+TEST_F(Filter, OtherProcessesAreJudgedUnlessLandlockScopesTheSignals) {
+  Build({});
+  EXPECT_EQ(Call(SYS_kill, {1, SIGKILL}), kNotify);
+  EXPECT_EQ(Call(SYS_prlimit64, {0}), kAllow) << "pid 0: the caller";
+  EXPECT_EQ(Call(SYS_prlimit64, {4242}), kNotify);
+  EXPECT_EQ(Call(SYS_setpriority, {0, 0, 10}), kAllow);
+  EXPECT_EQ(Call(SYS_setpriority, {2 /* PRIO_USER */, 0, 10}), kNotify);
+  EXPECT_EQ(Call(SYS_fcntl, {3, F_SETOWN, 1}), kNotify);
+  EXPECT_EQ(Call(SYS_fcntl, {3, F_SETFL, 0}), kAllow);
+  EXPECT_EQ(Call(SYS_ioctl, {3, 0x8901 /* FIOSETOWN */, 0}), kNotify);
+  Build({.signals_scoped = true});
+  EXPECT_EQ(Call(SYS_kill, {1, SIGKILL}), kAllow);
+  EXPECT_EQ(Call(SYS_fcntl, {3, F_SETOWN, 1}), kAllow);
+  EXPECT_EQ(Call(SYS_prlimit64, {4242}), kNotify) << "Landlock scopes no limits";
+  EXPECT_EQ(Call(SYS_pidfd_getfd, {3, 0, 0}), Errno(EPERM));
+}
+
+TEST_F(Filter, IoctlsThatChangeAFileOrTypeAsTheUserAreNotLetThrough) {
+  Build({});
+  EXPECT_EQ(Call(SYS_ioctl, {0, TIOCSTI, 0}), Errno(EPERM));
+  EXPECT_EQ(Call(SYS_ioctl, {0, (1ULL << 32) | TIOCSTI, 0}), Errno(EPERM));
+  EXPECT_EQ(Call(SYS_ioctl, {3, 0x40086602 /* FS_IOC_SETFLAGS */, 0}), kNotify);
+  EXPECT_EQ(Call(SYS_ioctl, {3, 0x5000940f /* BTRFS_IOC_SNAP_DESTROY */, 0}),
+            kNotify);
+  EXPECT_EQ(Call(SYS_ioctl, {3, 0x80086601 /* FS_IOC_GETFLAGS */, 0}), kAllow);
+  EXPECT_EQ(Call(SYS_ioctl, {1, TCGETS, 0}), kAllow);
+}
+
+TEST_F(Filter, ArgumentsThatUndoTheSandboxAreRefused) {
+  Build({});
+  EXPECT_EQ(Call(SYS_prctl, {PR_SET_MM, 0}), Errno(EPERM));
+  EXPECT_EQ(Call(SYS_prctl, {PR_SET_NAME, 0}), kAllow);
+  EXPECT_EQ(Call(SYS_syslog, {5 /* clear */}), Errno(EPERM));
+  EXPECT_EQ(Call(SYS_syslog, {3 /* read all */}), kAllow);
+  EXPECT_EQ(Call(SYS_seccomp, {SECCOMP_SET_MODE_FILTER,
+                               SECCOMP_FILTER_FLAG_NEW_LISTENER, 0}),
+            Errno(EPERM));
+  EXPECT_EQ(Call(SYS_seccomp, {SECCOMP_SET_MODE_FILTER, 0, 0}), kAllow);
+  EXPECT_EQ(Call(SYS_unshare, {0x10000000 /* CLONE_NEWUSER */}), Errno(EPERM));
+  EXPECT_EQ(Call(SYS_clone3, {}), Errno(ENOSYS));
+  EXPECT_EQ(Call(SYS_personality, {0x0008 /* PER_LINUX32 */}), Errno(EPERM));
+  EXPECT_EQ(Call(SYS_personality, {0xffffffff}), kAllow);
+}
+
+TEST_F(Filter, ARootPowerIsLetThroughOnlyWhereSystemAllowNamesItsGroup) {
+  Build({}, "ptrace,keyring");
+  EXPECT_EQ(Call(SYS_ptrace), kAllow);
+  EXPECT_EQ(Call(SYS_keyctl), kAllow);
+  EXPECT_EQ(Call(SYS_mount), Errno(EPERM));
+  EXPECT_EQ(Call(SYS_shmget), Errno(EPERM));
+}
+
+std::string SourceFile(const char* relative) {
+  const char* root = getenv("KLAUNCH_SOURCE_ROOT");
+  if (root == nullptr) return "";
+  std::ifstream in(std::string(root) + "/" + relative);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(SyscallsDoc, DocsSyscallsMdIsWhatTheTableSays) {
+  const std::string doc = SourceFile("docs/syscalls.md");
+  ASSERT_FALSE(doc.empty()) << "KLAUNCH_SOURCE_ROOT/docs/syscalls.md";
+  EXPECT_EQ(doc, SyscallsMarkdown())
+      << "run: build/launcher/klaunch syscalls > docs/syscalls.md";
+}
+
+TEST(ShimWrappers, EveryExportedSymbolNamesTheJudgedCallsItMakes) {
+  const std::string map = SourceFile("shim/libklaunch-shim.map");
+  ASSERT_FALSE(map.empty());
+  // The names between "global:" and "local:", comments taken out.
+  std::string text = map.substr(map.find("global:") + 7);
+  text = text.substr(0, text.find("local:"));
+  for (size_t c; (c = text.find("/*")) != std::string::npos;) {
+    text.erase(c, text.find("*/", c) + 2 - c);
+  }
+  std::set<std::string> listed;
+  for (const ShimWrapper& w : ShimWrappers()) {
+    listed.insert(w.symbol);
+    for (absl::string_view call :
+         absl::StrSplit(w.calls, ' ', absl::SkipEmpty())) {
+      const SyscallEntry* e = FindSyscall(call);
+      ASSERT_NE(e, nullptr) << w.symbol << ": " << call;
+      EXPECT_EQ(e->handling, SyscallHandling::kJudged)
+          << w.symbol << " makes " << call << ", which the table does not judge";
+    }
+  }
+  for (absl::string_view sym :
+       absl::StrSplit(text, absl::ByAnyChar(" \n\t;"), absl::SkipEmpty())) {
+    EXPECT_TRUE(listed.count(std::string(sym)))
+        << "the shim exports " << sym
+        << ", which supervisor/syscall_table.cc's ShimWrappers does not list";
+  }
+}
+
+}  // namespace
+}  // namespace klaunch

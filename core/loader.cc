@@ -37,7 +37,6 @@
 namespace klaunch {
 namespace {
 
-constexpr size_t kMaxPolicyBytes = 4 << 20;
 // Every process under klaunch loads the effective policy at its start, so a
 // policy is bounded in entries as well as bytes: 750k entries fit in 4 MB
 // and cost each process half a gigabyte.
@@ -272,13 +271,11 @@ absl::Status Reader::ResolveOne(Entry* entry) const {
     return absl::OkStatus();
   }
   // Resolve the longest existing literal prefix (up to the first wildcard).
-  std::string literal = entry->value;
-  std::string tail;
-  if (size_t star = literal.find('*'); star != std::string::npos) {
-    size_t slash = literal.rfind('/', star);
-    tail = literal.substr(slash);
-    literal = slash == 0 ? "/" : literal.substr(0, slash);
-  }
+  std::string literal = LiteralRoot(entry->value);
+  std::string tail =
+      literal == entry->value
+          ? ""
+          : entry->value.substr(literal == "/" ? 0 : literal.size());
   while (true) {
     char buf[PATH_MAX];
     if (realpath(literal.c_str(), buf) != nullptr) {

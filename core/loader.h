@@ -27,6 +27,10 @@
 
 namespace klaunch {
 
+// The largest policy file klaunch or the shim reads (4 MiB): a policy is
+// text a person writes, and a bigger file is refused, not read in part.
+inline constexpr size_t kMaxPolicyBytes = 4 << 20;
+
 struct LoadContext {
   std::string base_dir;  // relative paths and the default workspace
   std::string home;      // `~`

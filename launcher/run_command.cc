@@ -43,6 +43,7 @@
 #include "core/loader.h"
 #include "core/path.h"
 #include "core/programs.h"
+#include "core/shim_env.h"
 #include "launcher/journal.h"
 #include "launcher/program.h"
 #include "launcher/prune_runs.h"
@@ -644,16 +645,16 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
   for (std::string& var : BuildEnvironment(*policy, current)) {
     if (var.rfind("LD_PRELOAD=", 0) == 0) {
       kept_preload = var.substr(11);
-    } else if (var.rfind("KLAUNCH_", 0) != 0) {
+    } else if (!var.starts_with(kShimVarPrefix)) {
       env.push_back(std::move(var));
     }
   }
   env.push_back("LD_PRELOAD=" + *shim +
                 (kept_preload.empty() ? "" : ":" + kept_preload));
-  env.push_back("KLAUNCH_SHIM=" + *shim);
-  env.push_back("KLAUNCH_POLICY_FILE=" + effective);
-  if (o.verbose) env.push_back("KLAUNCH_VERBOSE=1");
-  if (o.trace) env.push_back("KLAUNCH_TRACE=1");
+  env.push_back(ShimVarEntry(ShimVar::kShim, *shim));
+  env.push_back(ShimVarEntry(ShimVar::kPolicyFile, effective));
+  if (o.verbose) env.push_back(ShimVarEntry(ShimVar::kVerbose, "1"));
+  if (o.trace) env.push_back(ShimVarEntry(ShimVar::kTrace, "1"));
 
   // Asking needs a terminal; without one, "ask" refuses (the shim says why).
   // A program section may ask about commands where the policy does not.
@@ -676,7 +677,7 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
         AskServer::Start(std::move(ask));
     if (s.ok()) {
       asker = *std::move(s);
-      env.push_back("KLAUNCH_ASK_SOCKET=" + *run_dir + "/ask.sock");
+      env.push_back(ShimVarEntry(ShimVar::kAskSocket, *run_dir + "/ask.sock"));
     } else if (!o.quiet) {
       Say(absl::StrCat(ask_writes ? "commands and writes" : "commands",
                        " will not be asked about (they are refused): ",
@@ -711,12 +712,12 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
       }
     }
     env = std::move(narrowed);
-    env.push_back("KLAUNCH_PROGRAMS=" + ChainText(cmd_chain));
+    env.push_back(ShimVarEntry(ShimVar::kPrograms, ChainText(cmd_chain)));
   }
   // The shim adds the chain of its process's cgroup to its own (a process
   // the supervisor moved into a section's may not say so in its
   // environment).
-  if (chains != nullptr) env.push_back("KLAUNCH_CGROUP=" + chains->Relative());
+  if (chains != nullptr) env.push_back(ShimVarEntry(ShimVar::kCgroup, chains->Relative()));
   absl::StatusOr<Engine> cmd_engine = engine->Narrow(cmd_chain);
   std::pair<std::string, std::string> approved;  // (file, command) said yes
   if (!cmd_engine.ok() ||
@@ -753,7 +754,7 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
       return kExitKlaunchFailed;
     }
     records = *std::move(started);
-    env.push_back("KLAUNCH_RECORD_SOCKET=" + path);
+    env.push_back(ShimVarEntry(ShimVar::kRecordSocket, path));
   }
 
   // The seccomp layer: built here, loaded by the child before its exec.
@@ -842,10 +843,10 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
     if (fd.ok()) {
       ruleset = *fd;
       section_rulesets = *std::move(sections);
-      env.push_back(absl::StrCat("KLAUNCH_LANDLOCK=", abi));
+      env.push_back(ShimVarEntry(ShimVar::kLandlock, absl::StrCat(abi)));
       // CMD holds its sections' rulesets: its shim stacks none again.
       if (!cmd_chain.empty()) {
-        env.push_back("KLAUNCH_LANDLOCKED=" + ChainText(cmd_chain));
+        env.push_back(ShimVarEntry(ShimVar::kLandlocked, ChainText(cmd_chain)));
       }
       landlock = DescribeLandlock(plan);
       if (o.verbose) {

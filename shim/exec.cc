@@ -29,6 +29,7 @@
 
 #include "core/programs.h"
 #include "core/seccomp_tag.h"
+#include "core/shim_env.h"
 #include "shim/layers.h"
 #include "shim/open.h"
 #include "shim/pin.h"
@@ -42,8 +43,8 @@ namespace {
 // pass: they are collected on the stack (this may be the child of a vfork).
 constexpr size_t kMaxListedArgs = 2048;
 
-bool StartsWith(const char* s, const char* prefix) {
-  return std::strncmp(s, prefix, std::strlen(prefix)) == 0;
+bool StartsWith(const char* s, std::string_view prefix) {
+  return std::strncmp(s, prefix.data(), prefix.size()) == 0;
 }
 
 // The shim's own path, for LD_PRELOAD: from the configuration, else from
@@ -79,9 +80,11 @@ void ChainVariables(const std::vector<int>& chain,
                     std::string* held) {
   programs->clear();
   held->clear();
-  if (!chain.empty()) *programs = "KLAUNCH_PROGRAMS=" + ChainText(chain);
+  if (!chain.empty()) {
+    *programs = ShimVarEntry(ShimVar::kPrograms, ChainText(chain));
+  }
   if (GetConfig().landlock_abi > 0 && !landlocked.empty()) {
-    *held = "KLAUNCH_LANDLOCKED=" + ChainText(landlocked);
+    *held = ShimVarEntry(ShimVar::kLandlocked, ChainText(landlocked));
   }
 }
 
@@ -107,7 +110,7 @@ class ChildEnv {
           if (theirs.empty()) theirs = *e + std::strlen("LD_PRELOAD=");
           continue;
         }
-        if (StartsWith(*e, "KLAUNCH_")) continue;
+        if (StartsWith(*e, kShimVarPrefix)) continue;
         if (policy != nullptr && !chain.empty()) {
           const char* eq = std::strchr(*e, '=');
           const absl::string_view name(
@@ -142,8 +145,8 @@ void PutChainVariables(const std::vector<int>& chain,
                        const std::vector<int>& landlocked) {
   std::string programs, held;
   ChainVariables(chain, landlocked, &programs, &held);
-  for (const char* name : {"KLAUNCH_PROGRAMS", "KLAUNCH_LANDLOCKED"}) {
-    unsetenv(name);
+  for (ShimVar v : {ShimVar::kPrograms, ShimVar::kLandlocked}) {
+    unsetenv(ShimVarName(v));
   }
   for (const std::string* var : {&programs, &held}) {
     if (var->empty()) continue;
@@ -164,7 +167,7 @@ void RestoreEnviron(const std::vector<int>& chain,
   const std::string theirs = first != nullptr ? first : "";
   std::vector<std::string> names;
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-    if (StartsWith(*e, "KLAUNCH_") || StartsWith(*e, "LD_PRELOAD=")) {
+    if (StartsWith(*e, kShimVarPrefix) || StartsWith(*e, "LD_PRELOAD=")) {
       const char* eq = std::strchr(*e, '=');
       names.emplace_back(*e, eq ? static_cast<size_t>(eq - *e) : std::strlen(*e));
     }
@@ -356,7 +359,7 @@ int ExecFromVforkChild(int dirfd, const char* path, char* const argv[],
       if (*theirs == '\0') theirs = *e + std::strlen("LD_PRELOAD=");
       continue;
     }
-    if (StartsWith(*e, "KLAUNCH_")) continue;
+    if (StartsWith(*e, kShimVarPrefix)) continue;
     if (n + c.inject.size() + 2 >= kVforkEnvMax) {
       fits = false;
       break;

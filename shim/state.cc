@@ -13,9 +13,10 @@
 
 #include "core/loader.h"
 #include "core/programs.h"
+#include "core/seccomp_tag.h"
+#include "core/shim_env.h"
 #include "shim/known.h"
 #include "shim/layers.h"
-#include "core/seccomp_tag.h"
 #include "shim/sys.h"
 
 namespace klaunch::shim {
@@ -31,8 +32,6 @@ __thread bool t_in_shim __attribute__((tls_model("initial-exec"))) = false;
 
 pthread_once_t g_once = PTHREAD_ONCE_INIT;
 std::atomic<Config*> g_config{nullptr};
-
-constexpr size_t kMaxPolicyBytes = 4 << 20;
 
 std::string ReadLink(const char* path) {
   char buf[4096];
@@ -100,16 +99,11 @@ bool ReadPolicy(const char* path, std::string* text, std::string* error) {
 // the one exception is a process missing its sections' Landlock rulesets),
 // so a program that edits its environment before its first judged call
 // cannot change what the shim enforces or hands to its children.
-constexpr const char* kVariables[] = {
-    "KLAUNCH_POLICY_FILE", "KLAUNCH_RECORD_SOCKET", "KLAUNCH_SHIM",
-    "KLAUNCH_VERBOSE",     "KLAUNCH_ASK_SOCKET", "KLAUNCH_PROGRAMS",
-    "KLAUNCH_LANDLOCK",    "KLAUNCH_CGROUP",     "KLAUNCH_LANDLOCKED",
-    "KLAUNCH_TRACE"};
-constexpr int kNumVariables = sizeof(kVariables) / sizeof(kVariables[0]);
-constexpr int kPrograms = 5;    // KLAUNCH_PROGRAMS
-constexpr int kLandlock = 6;    // KLAUNCH_LANDLOCK
-constexpr int kCgroup = 7;      // KLAUNCH_CGROUP
-constexpr int kLandlocked = 8;  // KLAUNCH_LANDLOCKED
+constexpr int kNumVariables = kShimVarCount;
+constexpr int kPrograms = static_cast<int>(ShimVar::kPrograms);
+constexpr int kLandlock = static_cast<int>(ShimVar::kLandlock);
+constexpr int kCgroup = static_cast<int>(ShimVar::kCgroup);
+constexpr int kLandlocked = static_cast<int>(ShimVar::kLandlocked);
 char g_captured[kNumVariables][4096];
 bool g_present[kNumVariables];
 bool g_capture_done = false;
@@ -251,7 +245,7 @@ void CaptureEnvironment() {
   if (g_capture_done) return;
   g_capture_done = true;
   for (int i = 0; i < kNumVariables; ++i) {
-    const char* v = getenv(kVariables[i]);
+    const char* v = getenv(kShimVarNames[i]);
     if (v == nullptr || std::strlen(v) >= sizeof(g_captured[i])) continue;
     std::memcpy(g_captured[i], v, std::strlen(v) + 1);
     g_present[i] = true;
@@ -298,13 +292,9 @@ __attribute__((constructor)) void StartShim() {
   if (LacksLayers()) GetConfig();
 }
 
-const char* Captured(const char* name) {
-  for (int i = 0; i < kNumVariables; ++i) {
-    if (std::strcmp(kVariables[i], name) == 0) {
-      return g_present[i] ? g_captured[i] : nullptr;
-    }
-  }
-  return nullptr;
+const char* Captured(ShimVar v) {
+  const int i = static_cast<int>(v);
+  return g_present[i] ? g_captured[i] : nullptr;
 }
 
 // The Landlock rulesets of the sections in `chain` this process does not
@@ -314,7 +304,7 @@ std::string StackMissingLayers(const Config& c, const Engine& engine) {
   const std::vector<int>& chain = engine.chain();
   if (c.landlock_abi <= 0 || chain.empty()) return "";
   const Policy& policy = engine.policy();
-  const char* held = Captured("KLAUNCH_LANDLOCKED");
+  const char* held = Captured(ShimVar::kLandlocked);
   const std::vector<int> missing =
       SectionsNotHeld(policy, chain, held != nullptr ? held : "");
   const std::string why = StackSectionLayers(c, policy, missing);
@@ -332,26 +322,26 @@ void Initialise() {
   CaptureEnvironment();
   auto* c = new Config;
   c->exe = ReadLink("/proc/self/exe");
-  const char* policy = Captured("KLAUNCH_POLICY_FILE");
-  const char* records = Captured("KLAUNCH_RECORD_SOCKET");
-  const char* shim = Captured("KLAUNCH_SHIM");
-  const char* verbose = Captured("KLAUNCH_VERBOSE");
-  const char* ask = Captured("KLAUNCH_ASK_SOCKET");
+  const char* policy = Captured(ShimVar::kPolicyFile);
+  const char* records = Captured(ShimVar::kRecordSocket);
+  const char* shim = Captured(ShimVar::kShim);
+  const char* verbose = Captured(ShimVar::kVerbose);
+  const char* ask = Captured(ShimVar::kAskSocket);
   if (ask != nullptr && *ask == '/') c->ask_socket = ask;
   if (records != nullptr && *records == '/') c->record_socket = records;
   c->verbose = verbose != nullptr && std::strcmp(verbose, "1") == 0;
-  const char* trace = Captured("KLAUNCH_TRACE");
+  const char* trace = Captured(ShimVar::kTrace);
   c->trace = trace != nullptr && std::strcmp(trace, "1") == 0;
   if (shim != nullptr && *shim == '/') c->shim_path = shim;
   if (policy != nullptr) c->policy_file = policy;
-  if (const char* abi = Captured("KLAUNCH_LANDLOCK")) {
+  if (const char* abi = Captured(ShimVar::kLandlock)) {
     c->landlock_abi = std::atoi(abi);
   }
   for (int i = 0; i < kNumVariables; ++i) {
     // The chains are each child's own (shim/exec.cc).
     if (i == kPrograms || i == kLandlocked) continue;
-    if (const char* v = Captured(kVariables[i])) {
-      c->inject.push_back(std::string(kVariables[i]) + "=" + v);
+    if (const char* v = Captured(static_cast<ShimVar>(i))) {
+      c->inject.push_back(ShimVarEntry(static_cast<ShimVar>(i), v));
     }
   }
   std::string text;
@@ -375,7 +365,7 @@ void Initialise() {
         c->error = std::string(e.status().message());
       } else {
         // The program sections this process entered (core/programs.h).
-        const char* programs = Captured("KLAUNCH_PROGRAMS");
+        const char* programs = Captured(ShimVar::kPrograms);
         std::optional<std::vector<int>> chain =
             ParseChain(e->policy(), programs != nullptr ? programs : "");
         absl::StatusOr<Engine> narrowed =

@@ -1,23 +1,7 @@
 // The shim's configuration, read once per process from the environment the
 // launcher (or a test) sets, and the reentrancy guard every wrapper takes.
 //
-//   KLAUNCH_POLICY_FILE  the effective policy (TOML) to enforce; required
-//   KLAUNCH_RECORD_SOCKET  where refusals are sent without the seccomp
-//                        layer (launcher/record_server.h); with it they go
-//                        through the supervisor (shim/channel.h)
-//   KLAUNCH_SHIM         this object's path, for the children's LD_PRELOAD
-//   KLAUNCH_VERBOSE      "1": one line on stderr per refusal
-//   KLAUNCH_TRACE        "1": the writes, execs and connects allowed are
-//                        recorded too (--trace)
-//   KLAUNCH_ASK_SOCKET   set when klaunch can ask the user; the socket
-//                        questions go to without the seccomp layer
-//                        (supervisor/ask_server.h)
-//   KLAUNCH_PROGRAMS     the program sections entered ("0,2", core/programs.h)
-//   KLAUNCH_CGROUP       the run's cgroup (supervisor/chain_cgroups.h): the
-//                        chain of this process's cgroup below it is added
-//                        to KLAUNCH_PROGRAMS's
-//   KLAUNCH_LANDLOCKED   the sections whose Landlock rulesets this process
-//                        holds; those it lacks are stacked (shim/layers.h)
+// The variables, what each holds and who sets it, are core/shim_env.h's.
 //
 // The values are captured at initialisation and handed to every exec from
 // that copy, so a program that edits its own environment cannot loosen what

@@ -11,10 +11,14 @@
 
 #include <chrono>
 #include <fstream>
+#include <iterator>
+#include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "core/shim_env.h"
 #include "tests/run_process.h"
 
 namespace klaunch::testing {
@@ -249,6 +253,34 @@ TEST(Launcher, TheEnvironmentHoldsOnlyWhatThePolicyKeepsOrSets) {
   EXPECT_THAT(r.out, HasSubstr("TERM=xterm\n"));
   EXPECT_THAT(r.out, Not(HasSubstr("AWS_SECRET_ACCESS_KEY")));
   EXPECT_THAT(r.out, HasSubstr("LD_PRELOAD="));
+}
+
+// The launcher and the shim agree through core/shim_env.h: every KLAUNCH_*
+// variable CMD gets is one the contract names (a variable klaunch set that
+// the shim never reads, or one it reads that klaunch spells otherwise, shows
+// up here), and the ones every run needs are there.
+TEST(Launcher, EveryKlaunchVariableCmdGetsIsOneTheShimContractNames) {
+  Launcher l;
+  const std::string policy =
+      l.Write("p.toml", "extends = \"workspace-write\"\n");
+  ProcessResult r = l.Run({"--policy", policy, "--trace", "--verbose", "--",
+                           "/usr/bin/env"},
+                          {"KLAUNCH_FROM_OUTSIDE=1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::set<std::string> named(std::begin(kShimVarNames),
+                              std::end(kShimVarNames));
+  std::set<std::string> seen;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("KLAUNCH_", 0) != 0) continue;
+    const std::string name = line.substr(0, line.find('='));
+    EXPECT_TRUE(named.count(name)) << name << " is in no ShimVar";
+    seen.insert(name);
+  }
+  for (const char* need : {"KLAUNCH_POLICY_FILE", "KLAUNCH_SHIM",
+                           "KLAUNCH_TRACE", "KLAUNCH_VERBOSE"}) {
+    EXPECT_TRUE(seen.count(need)) << need << " missing\n" << r.out;
+  }
 }
 
 TEST(Launcher, ARefusalIsSummarisedWithTheAuditLogsPath) {

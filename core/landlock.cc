@@ -45,44 +45,6 @@ struct NetPortAttr {
   uint64_t port;
 };
 
-constexpr uint64_t kExecute = 1ULL << 0;
-constexpr uint64_t kWriteFile = 1ULL << 1;
-constexpr uint64_t kReadFile = 1ULL << 2;
-constexpr uint64_t kReadDir = 1ULL << 3;
-constexpr uint64_t kRemoveFile = 1ULL << 5;
-constexpr uint64_t kMakeChar = 1ULL << 6;
-constexpr uint64_t kMakeDir = 1ULL << 7;
-constexpr uint64_t kMakeReg = 1ULL << 8;
-constexpr uint64_t kMakeBlock = 1ULL << 11;
-constexpr uint64_t kRefer = 1ULL << 13;     // ABI 2
-constexpr uint64_t kTruncate = 1ULL << 14;  // ABI 3
-constexpr uint64_t kIoctlDev = 1ULL << 15;  // ABI 5
-constexpr uint64_t kAbi1Fs = (1ULL << 13) - 1;
-// The rights that apply to a file rather than a directory.
-constexpr uint64_t kFileRights =
-    kExecute | kWriteFile | kReadFile | kTruncate | kIoctlDev;
-constexpr uint64_t kConnectTcp = 1ULL << 1;
-constexpr uint64_t kScopeAbstractUnix = 1ULL << 0;
-constexpr uint64_t kScopeSignal = 1ULL << 1;
-
-uint64_t HandledFs(int abi) {
-  uint64_t fs = kAbi1Fs;
-  if (abi >= 2) fs |= kRefer;
-  if (abi >= 3) fs |= kTruncate;
-  if (abi >= 5) fs |= kIoctlDev;
-  return fs;
-}
-
-// The directories before a path's first glob component: what Landlock,
-// which names only existing objects, can grant for a pattern.
-std::string LiteralPrefix(const std::string& path) {
-  if (path.find('*') == std::string::npos) return path;
-  if (path.rfind("**", 0) == 0) return "/";
-  const size_t star = path.find('*');
-  const size_t slash = path.rfind('/', star);
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-
 bool UnderProc(const std::string& path) { return PathIsWithin(path, "/proc"); }
 
 // `path` and, when it is another spelling, `resolved`.
@@ -230,7 +192,7 @@ struct KeepTree {
 bool GrantAround(int ruleset, int dir, const std::string& path,
                  const KeepTree& tree, uint64_t access, uint64_t handled,
                  std::string* why) {
-  if (const uint64_t list = access & kReadDir & handled; list != 0) {
+  if (const uint64_t list = access & landlock::kReadDir & handled; list != 0) {
     if (AddPathRule(ruleset, dir, list) != 0) {
       *why = absl::StrCat("landlock_add_rule for ", path, ": ",
                           strerror(errno));
@@ -276,7 +238,7 @@ bool GrantAround(int ruleset, int dir, const std::string& path,
       close(object);
       continue;
     }
-    if (!S_ISDIR(st.st_mode)) rights &= kFileRights;
+    if (!S_ISDIR(st.st_mode)) rights &= landlock::kFileRights;
     const int rc = rights == 0 ? 0 : AddPathRule(ruleset, object, rights);
     const int err = errno;
     close(object);
@@ -446,8 +408,8 @@ LandlockPlan PlanLandlock(const Policy& policy, int abi,
                           const LandlockExtras& extras) {
   LandlockPlan plan;
   plan.abi = abi;
-  plan.handled_fs = HandledFs(abi);
-  const uint64_t read = kExecute | kReadFile | kReadDir;
+  plan.handled_fs = landlock::HandledFs(abi);
+  const uint64_t read = landlock::kExecute | landlock::kReadFile | landlock::kReadDir;
   if (policy.filesystem.unlisted_writes == Unlisted::kAsk) {
     // A ruleset cannot grow once applied, and the user may admit a write
     // anywhere the deny entries do not cover.
@@ -458,11 +420,11 @@ LandlockPlan PlanLandlock(const Policy& policy, int abi,
         "the shim and the supervisor do");
   }
   uint64_t write = plan.handled_fs;
-  if (!SystemAllows(policy, "devices")) write &= ~(kMakeChar | kMakeBlock);
+  if (!SystemAllows(policy, "devices")) write &= ~(landlock::kMakeChar | landlock::kMakeBlock);
 
   bool proc_widened = false;
   auto add = [&](const Entry& e, uint64_t access, bool write_root) {
-    std::string path = LiteralPrefix(e.value);
+    std::string path = LiteralRoot(e.value);
     if (path != e.value) {
       plan.approximations.push_back(absl::StrCat(
           e.key, " (\"", e.value, "\") is a pattern: granted as ", path));
@@ -482,7 +444,7 @@ LandlockPlan PlanLandlock(const Policy& policy, int abi,
     if (!rule.widened && e.resolved != e.value) rule.resolved = e.resolved;
     // A read-only rule keeps out the literal deny entries strictly below it
     // (CreateRuleset grants the entries around them), unless it is /proc.
-    if (!write_root && !rule.widened && (access & kWriteFile) == 0 &&
+    if (!write_root && !rule.widened && (access & landlock::kWriteFile) == 0 &&
         !UnderProc(path)) {
       for (const Entry& d : policy.filesystem.deny) {
         if (d.value.find('*') != std::string::npos) continue;
@@ -508,7 +470,7 @@ LandlockPlan PlanLandlock(const Policy& policy, int abi,
   for (const Entry& e : fs.read_only) add(e, read, false);
   for (const Entry& e : fs.write) add(e, write, true);
   for (const std::string& f : extras.read_files) {
-    plan.paths.push_back({f, kReadFile, false, "klaunch"});
+    plan.paths.push_back({f, landlock::kReadFile, false, "klaunch"});
   }
   // A rule with an object granted writing at or above a directory it would
   // expand is granted whole: that grant reaches the entries kept out. A
@@ -553,7 +515,7 @@ LandlockPlan PlanLandlock(const Policy& policy, int abi,
       continue;
     }
     for (const LandlockPlan::PathRule& r : plan.paths) {
-      if ((r.access & (kReadFile | kReadDir)) == 0) continue;
+      if ((r.access & (landlock::kReadFile | landlock::kReadDir)) == 0) continue;
       bool inside = false;
       for (const std::string& df : Spellings(d.value, d.resolved)) {
         for (const std::string& rf : Spellings(r.path, r.resolved)) {
@@ -581,8 +543,8 @@ LandlockPlan PlanLandlock(const Policy& policy, int abi,
     for (const LandlockPlan::PathRule& r : plan.paths) {
       if (!r.write_root) continue;
       bool inside = false;
-      for (const std::string& kf : Spellings(LiteralPrefix(k.value),
-                                             LiteralPrefix(k.resolved))) {
+      for (const std::string& kf : Spellings(LiteralRoot(k.value),
+                                             LiteralRoot(k.resolved))) {
         for (const std::string& rf : Spellings(r.path, r.resolved)) {
           inside = inside || PathIsWithin(kf, rf);
         }
@@ -611,7 +573,7 @@ LandlockPlan PlanLandlock(const Policy& policy, int abi,
       ports.insert(rule->port());
     }
     if (!every_port) {
-      plan.handled_net = kConnectTcp;
+      plan.handled_net = landlock::kConnectTcp;
       plan.connect_ports.assign(ports.begin(), ports.end());
       if (!policy.network.allow.empty()) {
         plan.approximations.push_back(
@@ -621,8 +583,8 @@ LandlockPlan PlanLandlock(const Policy& policy, int abi,
     }
   }
   if (abi >= 6) {
-    if (!policy.network.unix_abstract) plan.scoped |= kScopeAbstractUnix;
-    if (!SystemAllows(policy, "signals")) plan.scoped |= kScopeSignal;
+    if (!policy.network.unix_abstract) plan.scoped |= landlock::kScopeAbstractUnix;
+    if (!SystemAllows(policy, "signals")) plan.scoped |= landlock::kScopeSignal;
   }
   return plan;
 }
@@ -661,7 +623,7 @@ absl::StatusOr<int> CreateRuleset(LandlockPlan* plan) {
         }
         // A file made there must then be writable: Landlock grants by
         // hierarchy, so its rights are the ancestor's.
-        access = kMakeDir | kMakeReg | kWriteFile | kReadFile | kTruncate;
+        access = landlock::kMakeDir | landlock::kMakeReg | landlock::kWriteFile | landlock::kReadFile | landlock::kTruncate;
         r.widened = true;
         plan->approximations.push_back(absl::StrCat(
             r.key, " (\"", r.path, "\") does not exist: ", path,
@@ -682,7 +644,7 @@ absl::StatusOr<int> CreateRuleset(LandlockPlan* plan) {
       }
       struct stat st;
       if (fstat(object, &st) == 0 && !S_ISDIR(st.st_mode)) {
-        access &= kFileRights;
+        access &= landlock::kFileRights;
       }
       access &= plan->handled_fs;
       if (access == 0) {
@@ -695,7 +657,7 @@ absl::StatusOr<int> CreateRuleset(LandlockPlan* plan) {
     }
   }
   for (uint16_t port : plan->connect_ports) {
-    NetPortAttr rule{kConnectTcp, port};
+    NetPortAttr rule{landlock::kConnectTcp, port};
     if (syscall(SYS_landlock_add_rule, ruleset, kRuleNetPort, &rule, 0) != 0) {
       return fail(absl::StrCat("landlock_add_rule for TCP port ", port));
     }
@@ -704,11 +666,11 @@ absl::StatusOr<int> CreateRuleset(LandlockPlan* plan) {
 }
 
 bool LandlockEnforcesWrites(const LandlockPlan& plan, const Policy& policy) {
-  const uint64_t writes = kWriteFile | kMakeReg | kRemoveFile;
+  const uint64_t writes = landlock::kWriteFile | landlock::kMakeReg | landlock::kRemoveFile;
   if ((plan.handled_fs & writes) != writes) return false;
   std::vector<std::string> roots;
   for (const LandlockPlan::PathRule& r : plan.paths) {
-    if ((r.access & kWriteFile) == 0) continue;
+    if ((r.access & landlock::kWriteFile) == 0) continue;
     if (r.widened) return false;
     roots.push_back(r.path);
   }
@@ -731,7 +693,7 @@ bool LandlockEnforcesWrites(const LandlockPlan& plan, const Policy& policy) {
   for (const Entry* e : kept_from_writing) {
     for (const std::string& p : {e->value, e->resolved}) {
       if (p.empty()) continue;
-      const std::string literal = LiteralPrefix(p);
+      const std::string literal = LiteralRoot(p);
       for (const std::string& root : roots) {
         if (PathIsWithin(literal, root) || PathIsWithin(root, literal)) {
           return false;
@@ -743,7 +705,7 @@ bool LandlockEnforcesWrites(const LandlockPlan& plan, const Policy& policy) {
 }
 
 bool LandlockEnforcesReads(const LandlockPlan& plan, const Policy& policy) {
-  const uint64_t reads = kReadFile | kReadDir | kExecute;
+  const uint64_t reads = landlock::kReadFile | landlock::kReadDir | landlock::kExecute;
   if ((plan.handled_fs & reads) != reads) return false;
   std::vector<const LandlockPlan::PathRule*> readable;
   for (const LandlockPlan::PathRule& r : plan.paths) {
@@ -759,7 +721,7 @@ bool LandlockEnforcesReads(const LandlockPlan& plan, const Policy& policy) {
   for (const Entry* e : denied) {
     for (const std::string& p : Spellings(e->value, e->resolved)) {
       if (p.find('*') != std::string::npos) {
-        const std::string literal = LiteralPrefix(p);
+        const std::string literal = LiteralRoot(p);
         for (const LandlockPlan::PathRule* r : readable) {
           for (const std::string& rf : Spellings(r->path, r->resolved)) {
             if (PathIsWithin(literal, rf) || PathIsWithin(rf, literal)) {
@@ -788,7 +750,7 @@ bool LandlockEnforcesReads(const LandlockPlan& plan, const Policy& policy) {
 }
 
 bool LandlockScopesSignals(const LandlockPlan& plan) {
-  return (plan.scoped & kScopeSignal) != 0;
+  return (plan.scoped & landlock::kScopeSignal) != 0;
 }
 
 int RestrictSelf(int ruleset_fd) {
@@ -805,7 +767,7 @@ LandlockPlan PlanSectionLandlock(const Policy& policy, int section, int abi,
   // Scoping signals in a section's layer would keep its processes from
   // signalling their parent, which no section can say: the policy's own
   // layer already keeps signals inside the sandbox.
-  plan.scoped &= ~kScopeSignal;
+  plan.scoped &= ~landlock::kScopeSignal;
   return plan;
 }
 
@@ -834,8 +796,8 @@ absl::StatusOr<std::vector<int>> CreateSectionRulesets(
 std::string DescribeLandlock(const LandlockPlan& plan) {
   std::vector<std::string> parts = {"files"};
   if (plan.handled_net != 0) parts.push_back("TCP connect");
-  if (plan.scoped & kScopeAbstractUnix) parts.push_back("abstract sockets");
-  if (plan.scoped & kScopeSignal) parts.push_back("signals");
+  if (plan.scoped & landlock::kScopeAbstractUnix) parts.push_back("abstract sockets");
+  if (plan.scoped & landlock::kScopeSignal) parts.push_back("signals");
   return absl::StrCat("landlock ABI ", plan.abi, " (",
                       absl::StrJoin(parts, ", "), ")");
 }

@@ -76,6 +76,42 @@
 
 namespace klaunch {
 
+// The kernel's access rights and scopes (linux/landlock.h), spelled out
+// because Debian 12's headers stop at ABI 2; the values are fixed by the
+// kernel's ABI. core/landlock_test.cc holds them against the system header
+// and against what the running kernel accepts.
+namespace landlock {
+inline constexpr uint64_t kExecute = 1ULL << 0;
+inline constexpr uint64_t kWriteFile = 1ULL << 1;
+inline constexpr uint64_t kReadFile = 1ULL << 2;
+inline constexpr uint64_t kReadDir = 1ULL << 3;
+inline constexpr uint64_t kRemoveFile = 1ULL << 5;
+inline constexpr uint64_t kMakeChar = 1ULL << 6;
+inline constexpr uint64_t kMakeDir = 1ULL << 7;
+inline constexpr uint64_t kMakeReg = 1ULL << 8;
+inline constexpr uint64_t kMakeBlock = 1ULL << 11;
+inline constexpr uint64_t kRefer = 1ULL << 13;     // ABI 2
+inline constexpr uint64_t kTruncate = 1ULL << 14;  // ABI 3
+inline constexpr uint64_t kIoctlDev = 1ULL << 15;  // ABI 5
+// Every right of ABI 1: bits 0 to 12.
+inline constexpr uint64_t kAbi1Fs = (1ULL << 13) - 1;
+// The rights that apply to a file rather than a directory.
+inline constexpr uint64_t kFileRights =
+    kExecute | kWriteFile | kReadFile | kTruncate | kIoctlDev;
+inline constexpr uint64_t kConnectTcp = 1ULL << 1;  // ABI 4, network
+inline constexpr uint64_t kScopeAbstractUnix = 1ULL << 0;  // ABI 6
+inline constexpr uint64_t kScopeSignal = 1ULL << 1;        // ABI 6
+
+// Every file-system right Landlock ABI `abi` knows.
+constexpr uint64_t HandledFs(int abi) {
+  uint64_t fs = kAbi1Fs;
+  if (abi >= 2) fs |= kRefer;
+  if (abi >= 3) fs |= kTruncate;
+  if (abi >= 5) fs |= kIoctlDev;
+  return fs;
+}
+}  // namespace landlock
+
 // The Landlock ABI version of the running kernel; 0 when it has none (or
 // Landlock is disabled at boot). For tests only, KLAUNCH_TEST_LANDLOCK_ABI
 // (a number) caps it, so that what klaunch does on an older kernel can be
@@ -161,7 +197,7 @@ absl::StatusOr<std::vector<int>> CreateSectionRulesets(
 
 // True when Landlock applied from `plan` (after CreateRuleset) refuses
 // every write `policy` refuses, so that a write carrying the shim's tag
-// needs no judging (launcher/seccomp_filter.h): writing is restricted (not
+// needs no judging (supervisor/seccomp_filter.h): writing is restricted (not
 // asked about), no write root is granted wider than the policy's (a
 // pattern, /proc, a missing root's ancestor), and no deny entry nor
 // klaunch.read_only entry of the policy or a program section lies at,

@@ -5,7 +5,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <linux/landlock.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,14 +28,113 @@ using ::testing::IsEmpty;
 using ::testing::Not;
 using ::testing::UnorderedElementsAre;
 
-constexpr uint64_t kExecute = 1ULL << 0;
-constexpr uint64_t kWriteFile = 1ULL << 1;
-constexpr uint64_t kReadFile = 1ULL << 2;
-constexpr uint64_t kReadDir = 1ULL << 3;
-constexpr uint64_t kMakeChar = 1ULL << 6;
-constexpr uint64_t kMakeReg = 1ULL << 8;
-constexpr uint64_t kTruncate = 1ULL << 14;
-constexpr uint64_t kIoctlDev = 1ULL << 15;
+using landlock::kExecute;
+using landlock::kIoctlDev;
+using landlock::kMakeChar;
+using landlock::kMakeReg;
+using landlock::kReadDir;
+using landlock::kReadFile;
+using landlock::kTruncate;
+using landlock::kWriteFile;
+
+// The rights klaunch's table spells out, as the system's UAPI header names
+// them: every one the header defines must have its value (Debian 12's stops
+// at ABI 2; the kernel's own answer below covers the rest).
+TEST(LandlockRights, EveryRightTheSystemHeaderNamesHasItsValue) {
+  std::vector<std::pair<uint64_t, uint64_t>> pairs = {
+      {landlock::kExecute, LANDLOCK_ACCESS_FS_EXECUTE},
+      {landlock::kWriteFile, LANDLOCK_ACCESS_FS_WRITE_FILE},
+      {landlock::kReadFile, LANDLOCK_ACCESS_FS_READ_FILE},
+      {landlock::kReadDir, LANDLOCK_ACCESS_FS_READ_DIR},
+      {landlock::kRemoveFile, LANDLOCK_ACCESS_FS_REMOVE_FILE},
+      {landlock::kMakeChar, LANDLOCK_ACCESS_FS_MAKE_CHAR},
+      {landlock::kMakeDir, LANDLOCK_ACCESS_FS_MAKE_DIR},
+      {landlock::kMakeReg, LANDLOCK_ACCESS_FS_MAKE_REG},
+      {landlock::kMakeBlock, LANDLOCK_ACCESS_FS_MAKE_BLOCK},
+      {landlock::kAbi1Fs, LANDLOCK_ACCESS_FS_EXECUTE |
+                              LANDLOCK_ACCESS_FS_WRITE_FILE |
+                              LANDLOCK_ACCESS_FS_READ_FILE |
+                              LANDLOCK_ACCESS_FS_READ_DIR |
+                              LANDLOCK_ACCESS_FS_REMOVE_DIR |
+                              LANDLOCK_ACCESS_FS_REMOVE_FILE |
+                              LANDLOCK_ACCESS_FS_MAKE_CHAR |
+                              LANDLOCK_ACCESS_FS_MAKE_DIR |
+                              LANDLOCK_ACCESS_FS_MAKE_REG |
+                              LANDLOCK_ACCESS_FS_MAKE_SOCK |
+                              LANDLOCK_ACCESS_FS_MAKE_FIFO |
+                              LANDLOCK_ACCESS_FS_MAKE_BLOCK |
+                              LANDLOCK_ACCESS_FS_MAKE_SYM},
+  };
+#ifdef LANDLOCK_ACCESS_FS_REFER
+  pairs.push_back({landlock::kRefer, LANDLOCK_ACCESS_FS_REFER});
+#endif
+#ifdef LANDLOCK_ACCESS_FS_TRUNCATE
+  pairs.push_back({landlock::kTruncate, LANDLOCK_ACCESS_FS_TRUNCATE});
+#endif
+#ifdef LANDLOCK_ACCESS_FS_IOCTL_DEV
+  pairs.push_back({landlock::kIoctlDev, LANDLOCK_ACCESS_FS_IOCTL_DEV});
+#endif
+#ifdef LANDLOCK_ACCESS_NET_CONNECT_TCP
+  pairs.push_back({landlock::kConnectTcp, LANDLOCK_ACCESS_NET_CONNECT_TCP});
+#endif
+#ifdef LANDLOCK_SCOPE_SIGNAL
+  pairs.push_back(
+      {landlock::kScopeAbstractUnix, LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET});
+  pairs.push_back({landlock::kScopeSignal, LANDLOCK_SCOPE_SIGNAL});
+#endif
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    EXPECT_EQ(pairs[i].first, pairs[i].second) << "pair " << i;
+  }
+}
+
+// The running kernel's ABI, uncapped; 0 without Landlock.
+int KernelAbi() {
+  const long abi = syscall(SYS_landlock_create_ruleset, nullptr, 0,
+                           LANDLOCK_CREATE_RULESET_VERSION);
+  return abi < 0 ? 0 : static_cast<int>(abi);
+}
+
+// Whether the kernel makes a ruleset handling exactly these rights.
+bool KernelHandles(uint64_t fs, uint64_t net, uint64_t scoped) {
+  struct {
+    uint64_t fs, net, scoped;
+  } attr = {fs, net, scoped};
+  const long fd = syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
+  if (fd >= 0) close(static_cast<int>(fd));
+  return fd >= 0;
+}
+
+// The highest ABI whose rights this test knows: 7 added none to 6.
+constexpr int kAbiKnown = 7;
+
+TEST(LandlockRights, TheKernelHandlesEachRightOfItsAbiAndNoOther) {
+  const int abi = KernelAbi();
+  if (abi <= 0) GTEST_SKIP() << "this kernel has no Landlock";
+  if (abi < 6) {
+    // The attribute's size must then be smaller; ABI 6's layout is what
+    // this test makes.
+    GTEST_SKIP() << "Landlock ABI " << abi << " (the test needs 6 or later)";
+  }
+  const uint64_t fs = landlock::HandledFs(abi);
+  for (int bit = 0; bit < 64; ++bit) {
+    const uint64_t right = 1ULL << bit;
+    const bool ours = (fs & right) != 0;
+    const bool kernels = KernelHandles(right, 0, 0);
+    if (ours || abi <= kAbiKnown) {
+      EXPECT_EQ(kernels, ours) << "file-system right bit " << bit
+                               << " on ABI " << abi;
+    }
+  }
+  EXPECT_TRUE(KernelHandles(landlock::kExecute, landlock::kConnectTcp, 0));
+  EXPECT_TRUE(KernelHandles(landlock::kExecute, 0,
+                            landlock::kScopeAbstractUnix |
+                                landlock::kScopeSignal));
+  // One right past each of them is one this kernel does not know.
+  if (abi <= kAbiKnown) {
+    EXPECT_FALSE(KernelHandles(landlock::kExecute, 0,
+                               landlock::kScopeSignal << 1));
+  }
+}
 
 Policy Load(const std::string& text, const std::string& base_dir = "/work/ws") {
   LoadContext ctx;

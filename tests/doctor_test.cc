@@ -1,12 +1,25 @@
 // `klaunch doctor` through the real binary. What this machine supports is
-// not assumed: the test reads the Landlock ABI itself and derives the
-// expected exit status from the layers the JSON reports, so it holds on any
-// kernel.
+// not assumed and not taken from doctor: the test asks the kernel itself
+// (MachineFacts: the Landlock ABI, seccomp's listener and its flags, the
+// pidfd calls, no_new_privs) and compares doctor's every answer, and each
+// layer it says it would use, with what it found, so it holds on any kernel
+// and fails for a probe that always says yes.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <limits.h>
+#include <stddef.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
 
 #include <sstream>
 #include <string>
@@ -61,11 +74,9 @@ print('shim_path=%s' % shim.get('path'))
 print('shim_error=%s' % shim.get('error'))
 for name in ['shim', 'seccomp', 'landlock']:
     print('%s_used=%d' % (name, b(layers.get(name, {}).get('used'))))
-print('shim_needs=%d' % b(shim.get('found') and shim.get('loads')))
-print('seccomp_needs=%d' % b(all(d.get(k) for k in [
-    'seccomp_user_notif', 'seccomp_addfd', 'pidfd_open', 'pidfd_getfd',
-    'no_new_privs', 'wait_killable_recv'])))
-print('landlock_needs=%d' % b(abi >= 1 and d.get('no_new_privs')))
+for k in bools:
+    print('%s=%d' % (k, b(d.get(k))))
+print('kernel=%s' % d.get('kernel'))
 )";
 
 // The lines kReadJson printed, as key -> value; "bad ..." lines under "bad".
@@ -101,6 +112,75 @@ Facts ReadJson(const std::string& json) {
     }
   }
   return facts;
+}
+
+// What the kernel answers this test, asked here and not through doctor's
+// code. Each seccomp question is put in a child of its own, since a filter
+// once installed stays.
+struct MachineFacts {
+  bool no_new_privs = false;
+  bool user_notif = false;  // a filter that returns a listener
+  bool addfd = false;       // the listener knows SECCOMP_IOCTL_NOTIF_ADDFD
+  bool wait_killable = false;
+  bool pidfd_open = false;
+  bool pidfd_getfd = false;
+  bool root = false;
+  int landlock_abi = 0;
+  std::string kernel;
+};
+
+// Runs `probe` in a forked child; true when it exits 0.
+bool InChild(bool (*probe)()) {
+  const pid_t pid = fork();
+  if (pid == 0) _exit(probe() ? 0 : 1);
+  int status = 0;
+  if (pid < 0 || waitpid(pid, &status, 0) != pid) return false;
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+// A listener for a filter that lets every call through; -1 and errno when
+// the kernel refuses `flags`.
+int AllowAllListener(unsigned flags) {
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -1;
+  sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+  sock_fprog prog = {1, &allow};
+  return static_cast<int>(syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+                                  SECCOMP_FILTER_FLAG_NEW_LISTENER | flags,
+                                  &prog));
+}
+
+MachineFacts AskTheKernel() {
+  MachineFacts m;
+  m.no_new_privs =
+      InChild([] { return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0; });
+  m.user_notif = InChild([] { return AllowAllListener(0) >= 0; });
+  m.addfd = InChild([] {
+    const int listener = AllowAllListener(0);
+    if (listener < 0) return false;
+    // No notification has this id: a kernel that knows the request says
+    // so with ENOENT; one that does not, with EINVAL or ENOTTY.
+    seccomp_notif_addfd addfd = {};
+    addfd.id = 1;
+    addfd.srcfd = 0;
+    return ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &addfd) < 0 &&
+           errno == ENOENT;
+  });
+  m.wait_killable = InChild([] {
+    return AllowAllListener(SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV) >= 0;
+  });
+  const long pidfd = syscall(SYS_pidfd_open, getpid(), 0);
+  m.pidfd_open = pidfd >= 0;
+  if (pidfd >= 0) {
+    const long fd = syscall(SYS_pidfd_getfd, pidfd, 0, 0);
+    m.pidfd_getfd = fd >= 0;
+    if (fd >= 0) close(static_cast<int>(fd));
+    close(static_cast<int>(pidfd));
+  }
+  m.root = geteuid() == 0;
+  m.landlock_abi = LandlockAbiOfThisKernel();
+  utsname u;
+  if (uname(&u) == 0) m.kernel = u.release;
+  return m;
 }
 
 int ExpectedExit(const Facts& facts) {
@@ -152,17 +232,88 @@ TEST(Doctor, TheJsonNamesEveryLayerAndAgreesWithTheExitStatus) {
   EXPECT_EQ(RunProcess({klaunch, "doctor"}).exit_code, r.exit_code);
 }
 
+TEST(Doctor, EachAnswerIsWhatTheKernelTellsTheTest) {
+  const std::string klaunch = RequiredEnv("KLAUNCH_BIN");
+  ProcessResult r = RunProcess({klaunch, "doctor", "--json"});
+  Facts facts = ReadJson(r.out);
+  ASSERT_THAT(facts.bad, ::testing::IsEmpty()) << r.out;
+  const MachineFacts m = AskTheKernel();
+  const auto bit = [](bool b) { return b ? "1" : "0"; };
+  EXPECT_EQ(facts.Get("no_new_privs"), bit(m.no_new_privs)) << r.out;
+  EXPECT_EQ(facts.Get("seccomp_user_notif"), bit(m.user_notif)) << r.out;
+  EXPECT_EQ(facts.Get("seccomp_addfd"), bit(m.addfd)) << r.out;
+  EXPECT_EQ(facts.Get("wait_killable_recv"), bit(m.wait_killable)) << r.out;
+  EXPECT_EQ(facts.Get("pidfd_open"), bit(m.pidfd_open)) << r.out;
+  EXPECT_EQ(facts.Get("pidfd_getfd"), bit(m.pidfd_getfd)) << r.out;
+  EXPECT_EQ(facts.Get("root"), bit(m.root)) << r.out;
+  EXPECT_EQ(facts.Get("kernel"), m.kernel) << r.out;
+}
+
+// Each layer is used exactly where what it needs is there, as the test
+// found it: the shim where it loads (FindsTheShimThisBuildMadeAndItLoads
+// checks that), seccomp where the listener and every call the supervisor
+// makes are, Landlock where the kernel has an ABI and no_new_privs holds.
 TEST(Doctor, EachLayerIsUsedExactlyWhenWhatItNeedsIsThere) {
   const std::string klaunch = RequiredEnv("KLAUNCH_BIN");
   ProcessResult r = RunProcess({klaunch, "doctor", "--json"});
   Facts facts = ReadJson(r.out);
   ASSERT_THAT(facts.bad, ::testing::IsEmpty()) << r.out;
-  for (const char* layer : {"shim", "seccomp", "landlock"}) {
-    EXPECT_EQ(facts.Get(std::string(layer) + "_used"),
-              facts.Get(std::string(layer) + "_needs"))
-        << layer << "\n"
-        << r.out;
+  const MachineFacts m = AskTheKernel();
+  const bool seccomp = m.user_notif && m.addfd && m.wait_killable &&
+                       m.pidfd_open && m.pidfd_getfd && m.no_new_privs;
+  EXPECT_EQ(facts.Get("seccomp_used"), seccomp ? "1" : "0") << r.out;
+  EXPECT_EQ(facts.Get("landlock_used"),
+            m.landlock_abi >= 1 && m.no_new_privs ? "1" : "0")
+      << r.out;
+  EXPECT_EQ(facts.Get("shim_used"), "1") << r.out;
+}
+
+// `klaunch doctor --json` run where the kernel answers pidfd_getfd with
+// ENOSYS, as one without the call would: its standard output and exit code.
+std::pair<std::string, int> DoctorWithoutPidfdGetfd(const std::string& klaunch) {
+  int out[2];
+  if (pipe(out) != 0) return {"", -1};
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(out[1], 1);
+    close(out[0]);
+    close(out[1]);
+    sock_filter code[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_pidfd_getfd, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    sock_fprog prog = {sizeof(code) / sizeof(code[0]), code};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+        syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) {
+      _exit(100);
+    }
+    execl(klaunch.c_str(), klaunch.c_str(), "doctor", "--json", nullptr);
+    _exit(101);
   }
+  close(out[1]);
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; (n = read(out[0], buf, sizeof(buf))) > 0;) text.append(buf, n);
+  close(out[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return {text, WIFEXITED(status) ? WEXITSTATUS(status) : -1};
+}
+
+// The other side of EachAnswerIsWhatTheKernelTellsTheTest: on this machine
+// every probe may well say yes, so one call is taken away and doctor must
+// see that it is gone and give up the seccomp layer for it.
+TEST(Doctor, ACallTheKernelRefusesIsMissingAndItsLayerUnused) {
+  const std::string klaunch = RequiredEnv("KLAUNCH_BIN");
+  const auto [json, exit_code] = DoctorWithoutPidfdGetfd(klaunch);
+  ASSERT_NE(exit_code, 100) << "could not install the test's filter";
+  Facts facts = ReadJson(json);
+  ASSERT_THAT(facts.bad, ::testing::IsEmpty()) << json;
+  EXPECT_EQ(facts.Get("pidfd_getfd"), "0") << json;
+  EXPECT_EQ(facts.Get("seccomp_used"), "0") << json;
+  EXPECT_EQ(exit_code, 1) << json;
 }
 
 TEST(Doctor, TheLandlockAbiIsTheOneTheKernelGivesTheTest) {

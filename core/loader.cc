@@ -821,20 +821,6 @@ absl::StatusOr<Policy> LoadPolicyFile(const std::string& path,
   return LoadParsed(text, path, ctx, /*from_file=*/true);
 }
 
-void KeepPolicyFileReadOnly(Policy* policy, const std::string& path,
-                            const LoadContext& ctx) {
-  absl::StatusOr<std::string> absolute =
-      ResolvePolicyPath(path, ctx.base_dir, ctx.home);
-  // A path the loader itself has just read from cannot fail here but by
-  // a `~user` the loader would have refused too.
-  Entry e{absolute.ok() ? *absolute : path, "", "", "klaunch", {}};
-  char real[PATH_MAX];
-  e.resolved = realpath(e.value.c_str(), real) ? real : e.value;
-  e.key = absl::StrCat("klaunch.read_only[", policy->klaunch.read_only.size(),
-                       "]");
-  policy->klaunch.read_only.push_back(std::move(e));
-}
-
 absl::StatusOr<Policy> PresetPolicy(absl::string_view name,
                                     const LoadContext& ctx) {
   PresetLists unused;

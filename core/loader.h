@@ -58,13 +58,6 @@ absl::StatusOr<Policy> LoadPolicyFile(const std::string& path,
                                       const LoadContext& ctx,
                                       std::string* text = nullptr);
 
-// Keeps the policy file `path` (as given; relative to ctx.base_dir) from
-// being written from inside the sandbox, whatever root would admit it: a
-// `klaunch.read_only` entry, as klaunch's own binary and shim are. A
-// program that rewrote its policy would widen its next run.
-void KeepPolicyFileReadOnly(Policy* policy, const std::string& path,
-                            const LoadContext& ctx);
-
 // The preset alone, as a policy with no file behind it.
 absl::StatusOr<Policy> PresetPolicy(absl::string_view name,
                                     const LoadContext& ctx);

@@ -13,6 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "core/engine.h"
 #include "core/loader.h"
+#include "core/run_policy.h"
 #include "launcher/discover.h"
 #include "launcher/program.h"
 #include "launcher/run_command.h"
@@ -92,8 +93,12 @@ int RunExplain(const std::vector<std::string>& args) {
           ? PresetPolicy(preset.empty() ? "workspace-write" : preset, ctx)
           : LoadPolicyFile(policy_file, ctx);
   // As a run would judge: its policy file is kept from being written.
-  if (policy.ok() && !policy_file.empty()) {
-    KeepPolicyFileReadOnly(&*policy, policy_file, ctx);
+  if (policy.ok()) {
+    RunAdditions additions;
+    additions.policy_file = policy_file;
+    if (absl::Status s = MakeRunPolicy(&*policy, additions, ctx); !s.ok()) {
+      policy = s;
+    }
   }
   absl::StatusOr<Engine> engine =
       policy.ok() ? Engine::Create(*policy) : policy.status();

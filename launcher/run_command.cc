@@ -43,6 +43,7 @@
 #include "core/loader.h"
 #include "core/path.h"
 #include "core/programs.h"
+#include "core/run_policy.h"
 #include "core/shim_env.h"
 #include "launcher/journal.h"
 #include "launcher/program.h"
@@ -148,17 +149,6 @@ absl::Status WriteFile(const std::string& path, const std::string& text) {
   return absl::OkStatus();
 }
 
-Entry KlaunchEntry(const std::string& path, const std::string& list,
-                   size_t index) {
-  Entry e;
-  e.value = path;
-  char real[PATH_MAX];
-  e.resolved = realpath(path.c_str(), real) ? real : path;
-  e.key = absl::StrCat("filesystem.", list, "[", index, "]");
-  e.preset = "klaunch";
-  return e;
-}
-
 // `message` said of the policy `source`, which it names once: an entry's
 // error already starts with its file:line:column.
 std::string NamingSource(const std::string& source, absl::string_view message) {
@@ -171,98 +161,6 @@ std::string NamingSource(const std::string& source, absl::string_view message) {
 // The run directory's own name, unique among runs: names its cgroup too.
 std::string RunTag(const std::string& run_dir) {
   return run_dir.substr(run_dir.rfind('/') + 1);
-}
-
-// True when the policy may let the program write somewhere below `dir`: a
-// write root at, above or below it, or a write it may be asked about.
-// Program sections need no look: their write roots lie within the
-// policy's, and they ask only where it does.
-bool MayWriteBelow(const Policy& policy, const Engine& as_written,
-                   const std::string& dir) {
-  if (as_written.CheckPath(Access::kWrite, dir + "/x").verdict !=
-      Verdict::kDeny) {
-    return true;
-  }
-  const auto below = [&](const Entry& root) {
-    for (const std::string& p : {root.value, root.resolved}) {
-      if (!p.empty() && PathIsWithin(LiteralRoot(p), dir)) return true;
-    }
-    return false;
-  };
-  if (policy.filesystem.workspace_writable &&
-      below(policy.filesystem.workspace)) {
-    return true;
-  }
-  return std::any_of(policy.filesystem.write.begin(),
-                     policy.filesystem.write.end(), below);
-}
-
-// Entries klaunch adds to the policy, judged against one engine of the
-// policy as written, each only where the policy does not already say it:
-//   - the shim must be readable where the program runs: with the seccomp
-//     layer the dynamic loader's open of it is judged like any other;
-//   - `own` (klaunch's state directory, log and cgroups) is denied, so the
-//   - `own` (klaunch's state directory, log and cgroups) is denied, so the
-//     program can neither read nor forge its policy or audit log, nor move
-//     itself between cgroups. A path only where the policy would otherwise
-//     admit it: a deny entry costs every stat a path resolution in the
-//     shim, and the presets keep $HOME's state closed.
-// And, whatever the policy says, the shim and klaunch's own binary are
-// klaunch.read_only: never written nor asked about (a write root or a yes
-// at the terminal would let the program rewrite them for every later
-// process and run).
-absl::Status AddOwnEntries(Policy* policy, const std::string& shim,
-                           const std::string& binary,
-                           const std::vector<std::string>& own) {
-  absl::StatusOr<Engine> as_written = Engine::Create(*policy);
-  if (!as_written.ok()) return as_written.status();
-  // Inside every program section too: a section's own read or write list
-  // replaces the policy's (the write root /tmp that held a shim built
-  // there, say), and the loader must still read the shim.
-  bool everywhere = as_written->CheckPath(Access::kRead, shim).allowed();
-  for (size_t i = 0; i < policy->programs.size(); ++i) {
-    const int index = static_cast<int>(i);
-    absl::StatusOr<Engine> in = as_written->Narrow({&index, 1});
-    everywhere = everywhere && in.ok() &&
-                 in->CheckPath(Access::kRead, shim).allowed();
-  }
-  if (!everywhere) {
-    policy->filesystem.read.push_back(
-        KlaunchEntry(shim, "read", policy->filesystem.read.size()));
-    for (ProgramSection& section : policy->programs) {
-      if (!section.read) continue;
-      Entry e = KlaunchEntry(shim, "read", section.read->size());
-      e.key = absl::StrCat(section.key, ".", e.key);
-      section.read->push_back(std::move(e));
-    }
-  }
-  for (const std::string& path : own) {
-    Entry e = KlaunchEntry(path, "deny", policy->filesystem.deny.size());
-    // A pattern (every cgroup.procs of the tree) names paths no one probe
-    // stands for: it is added where the program may write anywhere below
-    // its literal root. (Everywhere, it would cost every process a path
-    // resolution per stat: some 290 us a fork+exec here.)
-    bool reachable = absl::StrContains(path, '*') &&
-                     MayWriteBelow(*policy, *as_written, LiteralRoot(path));
-    for (const std::string& p : {e.value, e.resolved}) {
-      for (Access a : {Access::kRead, Access::kWrite}) {
-        // An asked-for write could be admitted at the terminal: only a
-        // refusal keeps the program out.
-        for (const std::string& q : {p, p + "/x"}) {
-          reachable |= as_written->CheckPath(a, q).verdict != Verdict::kDeny;
-        }
-      }
-    }
-    if (reachable) policy->filesystem.deny.push_back(std::move(e));
-  }
-  for (const std::string& path : {shim, binary}) {
-    if (path.empty()) continue;
-    Entry e = KlaunchEntry(path, "", policy->klaunch.read_only.size());
-    e.key = absl::StrCat("klaunch.read_only[", policy->klaunch.read_only.size(),
-                         "]");
-    policy->klaunch.read_only.push_back(std::move(e));
-  }
-  return absl::OkStatus();
 }
 
 std::string GetVar(const std::vector<std::string>& env, absl::string_view name) {
@@ -522,8 +420,6 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
     Say(std::string(policy.status().message()));
     return kExitKlaunchFailed;
   }
-  if (o.audit) policy->mode = Mode::kAudit;
-  if (o.ask) policy->commands.unlisted = Unlisted::kAsk;
 
   const std::string base = StateBase();
   absl::StatusOr<std::string> run_dir = MakeRunDir(base);
@@ -617,10 +513,14 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
   const ssize_t self_size = readlink("/proc/self/exe", self, sizeof(self));
   const std::string binary =
       self_size > 0 ? std::string(self, self_size) : std::string();
-  if (!o.policy_file.empty()) {
-    KeepPolicyFileReadOnly(&*policy, o.policy_file, ctx);
-  }
-  if (absl::Status s = AddOwnEntries(&*policy, *shim, binary, own); !s.ok()) {
+  RunAdditions additions;
+  additions.policy_file = o.policy_file;
+  additions.audit = o.audit;
+  additions.ask = o.ask;
+  additions.shim = *shim;
+  additions.binary = binary;
+  additions.own = std::move(own);
+  if (absl::Status s = MakeRunPolicy(&*policy, additions, ctx); !s.ok()) {
     Say(NamingSource(source, s.message()));
     return kExitKlaunchFailed;
   }

@@ -23,6 +23,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "supervisor/syscall_table.h"
+
 namespace klaunch::supervise {
 namespace {
 
@@ -1142,6 +1144,39 @@ TEST(DecodeLook, AnUnreadablePathIsEfaultAndOtherCallsAreNotLooks) {
             -EFAULT);
   EXPECT_EQ(DecodeLook(Args(SYS_open, {kNowhere, 0}), img.memory(), &l),
             -ENOSYS);
+}
+
+// --- The table ------------------------------------------------------------
+
+// The syscall table (syscall_table.h) says which family each judged call
+// is in, and the supervisor dispatches on it; each family's decoder must
+// take every call of the family and refuse (ENOSYS) every other, or a call
+// the filter traps would meet a decoder that does not know it.
+TEST(DecodeAgreesWithTheTable, EachFamilysDecoderTakesItsCallsAndNoOthers) {
+  const ImageMemory empty(kBase, nullptr, 0);
+  int judged = 0;
+  for (const SyscallEntry& e : SyscallTable()) {
+    // Null pointers: a decoder that takes the call reads them as EFAULT (or
+    // keeps the error in the call's fields); one that does not, ENOSYS.
+    const SyscallArgs call = Args(e.nr, {0, 0, 0, 0, 0, 0});
+    OpenCall open;
+    ExecCall exec;
+    MutationCall mutation;
+    LookCall look;
+    const bool takes_open = DecodeOpen(call, empty, &open) != -ENOSYS;
+    const bool takes_exec = DecodeExec(call, empty, &exec) != -ENOSYS;
+    const bool takes_mutation =
+        DecodeMutation(call, empty, &mutation) != -ENOSYS;
+    const bool takes_look = DecodeLook(call, empty, &look) != -ENOSYS;
+    EXPECT_EQ(takes_open, e.family == SyscallFamily::kOpen) << e.name;
+    EXPECT_EQ(takes_exec, e.family == SyscallFamily::kExec) << e.name;
+    EXPECT_EQ(takes_mutation, e.family == SyscallFamily::kMutate ||
+                                  e.family == SyscallFamily::kAttributes)
+        << e.name;
+    EXPECT_EQ(takes_look, e.family == SyscallFamily::kLook) << e.name;
+    judged += takes_open || takes_exec || takes_mutation || takes_look;
+  }
+  EXPECT_GT(judged, 50);  // not an empty table
 }
 
 }  // namespace

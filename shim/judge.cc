@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "core/apply.h"
 #include "core/ask.h"
 #include "core/audit.h"
 #include "core/path.h"
@@ -27,18 +28,19 @@ namespace {
 
 // --- the audit record -------------------------------------------------------
 
-void Record(const char* op, const char* target, const char* access,
-            const Decision& d, bool audit, const std::string& command = {}) {
+void Record(absl::string_view op, absl::string_view target,
+            absl::string_view access, const Decision& d, bool audit,
+            absl::string_view command = {}) {
   const Config& c = GetConfig();
   const bool allowed = d.allowed();
   AuditEvent e;
-  e.op = op;
-  e.target = target;
-  e.access = access;
+  e.op = std::string(op);
+  e.target = std::string(target);
+  e.access = std::string(access);
   e.verdict = allowed ? "allow" : audit ? "would_deny" : "deny";
   e.rule = std::string(d.rule);
   if (!allowed) e.message = d.message;
-  e.command = command;
+  e.command = std::string(command);
   if (c.engine != nullptr) e.program = std::string(c.engine->program());
   // klaunch writes it, naming this process as the kernel names it.
   SendRecord(RecordRequest(e));
@@ -54,8 +56,9 @@ void Record(const char* op, const char* target, const char* access,
 // form): an allowed write or connect may be made in a signal handler,
 // where nothing may allocate. True when it was sent; false when it does
 // not fit, and the caller builds it the usual way.
-bool SendAllowRecord(const char* op, const char* target, const char* access,
-                     const Decision& d, const std::string& command) {
+bool SendAllowRecord(absl::string_view op, absl::string_view target,
+                     absl::string_view access, const Decision& d,
+                     absl::string_view command) {
   const Config& c = GetConfig();
   const absl::string_view program =
       c.engine != nullptr ? c.engine->program() : absl::string_view();
@@ -93,36 +96,41 @@ class ChannelAsker final : public Asker {
   }
 };
 
-// Applies a decision: true when the call may go on.
-// `trace`: false for a second judgement of a call already judged (a
-// directory's move), which --trace does not record again.
+// The shim as a layer that judges (core/apply.h): its records and
+// questions go to klaunch over the channel.
+class ShimLayer final : public JudgingLayer {
+ public:
+  bool audit() const override { return GetConfig().engine->audit(); }
+  bool tracing() const override { return GetConfig().trace; }
+  Asker* asker() override {
+    return GetConfig().ask_socket.empty() ? nullptr : &asker_;
+  }
+  void Identify(std::string* exe, std::string* chain) override {
+    *exe = GetConfig().exe;
+    *chain = GetConfig().chain;
+  }
+  void Record(const JudgedCall& call, const Decision& d) override {
+    // An allowed call's record is built on the stack where it fits.
+    if (d.allowed() &&
+        SendAllowRecord(call.op, call.target, call.access, d, call.command)) {
+      return;
+    }
+    shim::Record(call.op, call.target, call.access, d, audit(), call.command);
+  }
+
+ private:
+  ChannelAsker asker_;
+};
+
+// Applies a decision: true when the call may go on; errno is EACCES when
+// it may not. `trace`: false for a second judgement of a call already
+// judged (a directory's move), which --trace does not record again.
 bool Apply(const char* op, const char* target, const char* access,
            Decision d, const std::string& command = {}, bool trace = true) {
-  const Config& c = GetConfig();
-  if (d.verdict == Verdict::kAllow) {
-    if (trace && c.trace && IsTracedCall(access, target) &&
-        !SendAllowRecord(op, target, access, d, command)) {
-      Record(op, target, access, d, false, command);
-    }
+  ShimLayer layer;
+  if (ApplyDecision({op, target, access, command, trace}, &d, layer)) {
     return true;
   }
-  const bool audit = c.engine->audit();
-  if (d.verdict == Verdict::kAsk && !audit) {
-    AskQuestion q;
-    q.write = std::strcmp(access, "write") == 0 ||
-              std::strcmp(access, "link") == 0;
-    q.op = op;
-    q.exe = c.exe;
-    q.file = target;
-    q.command = command;
-    q.chain = c.chain;
-    ChannelAsker asker;
-    if (AskOrExplain(q, c.ask_socket.empty() ? nullptr : &asker, &d)) {
-      return true;
-    }
-  }
-  Record(op, target, access, d, audit, command);
-  if (audit) return true;
   errno = EACCES;
   return false;
 }

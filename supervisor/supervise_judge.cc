@@ -6,9 +6,9 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <string_view>
 
 #include "absl/strings/str_cat.h"
+#include "core/apply.h"
 #include "core/ask.h"
 #include "core/audit.h"
 #include "core/programs.h"
@@ -98,31 +98,40 @@ class ServerAsker final : public Asker {
 
 bool Call::Judge(const char* op, const std::string& what, const char* access,
                  Decision d, const std::string& command, bool trace) {
-  if (d.allowed()) {
-    if (trace && settings_.trace && IsTracedCall(access, what)) {
-      Record(op, what, access, d, command);
+  // The supervisor as a layer that judges (core/apply.h): its records go to
+  // the log with layer "seccomp", its questions to the server directly.
+  class Layer final : public JudgingLayer {
+   public:
+    Layer(Call& call, const char* op, const std::string& what,
+          const char* access, const std::string& command)
+        : call_(call),
+          asker_(call.settings_.asker, call.target_),
+          op_(op),
+          what_(what),
+          access_(access),
+          command_(command) {}
+    bool audit() const override { return call_.engine_->audit(); }
+    bool tracing() const override { return call_.settings_.trace; }
+    Asker* asker() override {
+      return call_.settings_.asker != nullptr ? &asker_ : nullptr;
     }
-    return true;
-  }
-  const bool audit = engine_->audit();
-  if (d.verdict == Verdict::kAsk && !audit) {
-    const std::string exe = target_.exe();
-    const std::string chain = ChainText(engine_->chain());
-    AskQuestion q;
-    q.write = std::string_view(access) == "write" ||
-              std::string_view(access) == "link";
-    q.op = op;
-    q.exe = exe;
-    q.file = what;
-    q.command = command;
-    q.chain = chain;
-    ServerAsker asker(settings_.asker, target_);
-    if (AskOrExplain(q, settings_.asker != nullptr ? &asker : nullptr, &d)) {
-      return true;
+    void Identify(std::string* exe, std::string* chain) override {
+      *exe = call_.target_.exe();
+      *chain = ChainText(call_.engine_->chain());
     }
-  }
-  Record(op, what, access, d, command);
-  return audit;
+    void Record(const JudgedCall&, const Decision& d) override {
+      call_.Record(op_, what_, access_, d, command_);
+    }
+
+   private:
+    Call& call_;
+    ServerAsker asker_;
+    const char* op_;
+    const std::string& what_;
+    const char* access_;
+    const std::string& command_;
+  } layer(*this, op, what, access, command);
+  return ApplyDecision({op, what, access, command, trace}, &d, layer);
 }
 
 bool Call::JudgePath(const char* op, Access access, const std::string& path,

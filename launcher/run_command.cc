@@ -34,6 +34,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "core/apply.h"
 #include "core/ask.h"
 #include "core/audit.h"
 #include "core/effective.h"
@@ -188,51 +189,108 @@ std::string LogRoomProblem(int fd, const std::string& log) {
                       " so that no record of the run is lost");
 }
 
+// The audit log opened for the run, with room for its records. Held open
+// for the whole run: a file open for writing takes no lease, so no process
+// of the program can make a write to the log wait.
+absl::StatusOr<int> OpenLog(const std::string& log) {
+  const int fd =
+      open(log.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot write the audit log ", log, ": ", strerror(errno)));
+  }
+  const std::string problem = LogRoomProblem(fd, log);
+  if (!problem.empty()) {
+    close(fd);
+    return absl::FailedPreconditionError(problem);
+  }
+  return fd;
+}
+
+// The question server of a run whose policy may ask (a program section may
+// ask about commands where the policy does not). Asking needs a terminal;
+// without one the server does not start, "ask" refuses and the shim says
+// why. Null when it did not start, which is said unless --quiet.
+std::unique_ptr<AskServer> StartQuestionServer(const RunOptions& o,
+                                               const Policy& policy,
+                                               const std::string& run_dir,
+                                               AskServer::Options ask,
+                                               std::vector<std::string>* env) {
+  // With the seccomp layer the shim's questions come through the
+  // supervisor, which names the asker as the kernel does.
+  if (o.no_seccomp) ask.socket_path = run_dir + "/ask.sock";
+  for (const ProgramSection& section : policy.programs) {
+    ask.programs.push_back(section.name);
+  }
+  absl::StatusOr<std::unique_ptr<AskServer>> s =
+      AskServer::Start(std::move(ask));
+  if (!s.ok()) {
+    if (!o.quiet) {
+      const bool writes = policy.filesystem.unlisted_writes == Unlisted::kAsk;
+      Say(absl::StrCat(writes ? "commands and writes" : "commands",
+                       " will not be asked about (they are refused): ",
+                       s.status().message()));
+    }
+    return nullptr;
+  }
+  env->push_back(ShimVarEntry(ShimVar::kAskSocket, run_dir + "/ask.sock"));
+  return *std::move(s);
+}
+
 // Judges the program klaunch itself is asked to run, as the shim would.
 bool AllowProgram(const Engine& engine, const std::string& program,
                   const std::vector<std::string>& command,
-                  const AuditLog& log, AskServer* asker,
+                  const AuditLog& log, AskServer* server,
                   std::pair<std::string, std::string>* approved) {
   const ExecutableName name = NameExecutable(program);
   const std::string& named = name.named;
   std::vector<absl::string_view> argv(command.begin(), command.end());
   Decision d = engine.CheckCommand(named, argv, name.target);
   if (d.allowed()) return true;
-  if (d.verdict == Verdict::kAsk && !engine.audit()) {
-    // Asked as the shim would ask for CMD, in klaunch's own name.
-    class LauncherAsker final : public Asker {
-     public:
-      explicit LauncherAsker(AskServer* server) : server_(server) {}
-      AskAnswer Put(const AskQuestion& q) override {
-        return server_->Ask(0, q, "launcher") ? AskAnswer::kYes
-                                              : AskAnswer::kNo;
-      }
-
-     private:
-      AskServer* server_;
-    } launcher_asker(asker);
-    const std::string line = CommandLineText(named, argv);
-    const std::string chain = ChainText(engine.chain());
-    AskQuestion q;
-    q.op = "execve";
-    q.exe = "klaunch";
-    q.file = named;
-    q.command = line;
-    q.chain = chain;
-    if (AskOrExplain(q, asker != nullptr ? &launcher_asker : nullptr, &d)) {
-      // The supervisor judges CMD's exec too, and must not ask again.
-      *approved = {named, line};
-      return true;
+  // klaunch as a layer that judges (core/apply.h): it asks in its own name
+  // and records with layer "launcher". Not under --trace: the supervisor
+  // judges and records CMD's exec too.
+  class Layer final : public JudgingLayer, private Asker {
+   public:
+    Layer(const Engine& engine, const AuditLog& log, AskServer* server)
+        : engine_(engine), log_(log), server_(server) {}
+    bool audit() const override { return engine_.audit(); }
+    bool tracing() const override { return false; }
+    Asker* asker() override { return server_ != nullptr ? this : nullptr; }
+    void Identify(std::string* exe, std::string* chain) override {
+      *exe = "klaunch";
+      *chain = ChainText(engine_.chain());
     }
+    void Record(const JudgedCall& call, const Decision& d) override {
+      char when[64];
+      FormatAuditTime(when, sizeof(when));
+      AppendAuditEvent(
+          log_, AuditEvent{when, getpid(), "klaunch", std::string(call.op),
+                           std::string(call.target), std::string(call.access),
+                           d.allowed()    ? "allow"
+                           : audit()      ? "would_deny"
+                                          : "deny",
+                           std::string(d.rule), d.message, "launcher",
+                           std::string(call.command),
+                           std::string(engine_.program())});
+    }
+    bool said_yes = false;
+
+   private:
+    AskAnswer Put(const AskQuestion& q) override {
+      said_yes = server_->Ask(0, q, "launcher");
+      return said_yes ? AskAnswer::kYes : AskAnswer::kNo;
+    }
+    const Engine& engine_;
+    const AuditLog& log_;
+    AskServer* server_;
+  } layer(engine, log, server);
+  const std::string line = CommandLineText(named, argv);
+  if (ApplyDecision({"execve", named, "exec", line}, &d, layer)) {
+    // The supervisor judges CMD's exec too, and must not ask again.
+    if (layer.said_yes) *approved = {named, line};
+    return true;
   }
-  char when[64];
-  FormatAuditTime(when, sizeof(when));
-  AppendAuditEvent(log, AuditEvent{when, getpid(), "klaunch", "execve", named,
-                              "exec", engine.audit() ? "would_deny" : "deny",
-                              std::string(d.rule), d.message, "launcher",
-                              CommandLineText(named, argv),
-                              std::string(engine.program())});
-  if (engine.audit()) return true;
   Say(d.message);  // the reason for exit 126, so printed even with --quiet
   return false;
 }
@@ -243,6 +301,31 @@ struct ChildReport {
   int stage = kExec;
   int error = 0;
 };
+
+// Says why CMD's child failed before its exec, where it failed setting up a
+// layer or joining the run's cgroup (klaunch's failure); true when it
+// failed at the exec itself (the program's), which the caller says.
+bool SaySetupFailure(const ChildReport& r, const std::string& cgroup_procs) {
+  switch (r.stage) {
+    case ChildReport::kSeccomp:
+      Say(absl::StrCat("cannot install the seccomp filter: ",
+                       strerror(r.error),
+                       " (--no-seccomp runs without that layer)"));
+      return false;
+    case ChildReport::kCgroup:
+      Say(absl::StrCat("cannot join the run's cgroup ", cgroup_procs, ": ",
+                       strerror(r.error)));
+      return false;
+    case ChildReport::kLandlock:
+      Say(absl::StrCat("cannot apply the Landlock ruleset: ",
+                       strerror(r.error),
+                       " (--no-landlock runs without that layer)"));
+      return false;
+    case ChildReport::kExec:
+      break;
+  }
+  return true;
+}
 
 // The child's half of installing the filter: receive the program from
 // klaunch, which builds it meanwhile, into `room` (made before the fork:
@@ -376,6 +459,99 @@ bool IsAboutAPresetEntry(const Policy& policy, absl::string_view note) {
   return false;
 }
 
+// The program's environment: what the policy keeps and sets, then the
+// shim's configuration, with the shim first in LD_PRELOAD. The variables
+// that depend on what the run sets up later (the question server, program
+// sections, Landlock) are added as each is.
+std::vector<std::string> ProgramEnvironment(const Policy& policy,
+                                            const std::string& shim,
+                                            const std::string& effective,
+                                            const RunOptions& o) {
+  std::vector<std::string> current;
+  for (char** e = environ; *e != nullptr; ++e) current.emplace_back(*e);
+  std::vector<std::string> env;
+  std::string kept_preload;
+  for (std::string& var : BuildEnvironment(policy, current)) {
+    if (var.rfind("LD_PRELOAD=", 0) == 0) {
+      kept_preload = var.substr(11);
+    } else if (!var.starts_with(kShimVarPrefix)) {
+      env.push_back(std::move(var));
+    }
+  }
+  env.push_back("LD_PRELOAD=" + shim +
+                (kept_preload.empty() ? "" : ":" + kept_preload));
+  env.push_back(ShimVarEntry(ShimVar::kShim, shim));
+  env.push_back(ShimVarEntry(ShimVar::kPolicyFile, effective));
+  if (o.verbose) env.push_back(ShimVarEntry(ShimVar::kVerbose, "1"));
+  if (o.trace) env.push_back(ShimVarEntry(ShimVar::kTrace, "1"));
+  return env;
+}
+
+// The Landlock layer: best effort unless required, never in a dry run.
+// CMD's program sections stack one ruleset each on the policy's.
+struct LandlockSetup {
+  int ruleset = -1;  // the policy's, or -1 without the layer
+  LandlockPlan plan;
+  std::vector<int> sections;  // CMD's program sections', in order
+  std::string description;    // what the layer is, or why there is none
+};
+
+// Plans and creates the rulesets; says in `env` what CMD's shim must know.
+LandlockSetup SetUpLandlock(const RunOptions& o, const Policy& policy,
+                            bool audit, const std::string& effective,
+                            const std::string& shim,
+                            const std::vector<int>& cmd_chain,
+                            std::vector<std::string>* env) {
+  LandlockSetup out;
+  if (o.no_landlock) {
+    out.description = "no landlock (--no-landlock)";
+  } else if (audit) {
+    out.description = "no landlock (audit mode must refuse nothing)";
+  } else if (SystemAllows(policy, "mount")) {
+    out.description =
+        "no landlock (system.allow has \"mount\", which Landlock always "
+        "refuses)";
+  } else if (const int abi = LandlockAbi(); abi == 0) {
+    out.description = "no landlock (this kernel has none)";
+  } else {
+    // The shim stacks a section's ruleset at its exec with the same extras.
+    const LandlockExtras extras{{effective, shim}};
+    out.plan = PlanLandlock(policy, abi, extras);
+    absl::StatusOr<int> fd = CreateRuleset(&out.plan);
+    absl::StatusOr<std::vector<int>> sections =
+        CreateSectionRulesets(policy, cmd_chain, abi, extras);
+    if (fd.ok() && !sections.ok()) {
+      close(*fd);
+      fd = sections.status();
+    }
+    if (fd.ok()) {
+      out.ruleset = *fd;
+      out.sections = *std::move(sections);
+      env->push_back(ShimVarEntry(ShimVar::kLandlock, absl::StrCat(abi)));
+      // CMD holds its sections' rulesets: its shim stacks none again.
+      if (!cmd_chain.empty()) {
+        env->push_back(
+            ShimVarEntry(ShimVar::kLandlocked, ChainText(cmd_chain)));
+      }
+      out.description = DescribeLandlock(out.plan);
+      if (o.verbose) {
+        // What Landlock makes of the preset's own entries (system paths
+        // this machine lacks, /proc/self) is the same on every run and
+        // documented (docs/policy.md); only the file's entries are said.
+        for (const std::string& a : out.plan.approximations) {
+          if (!IsAboutAPresetEntry(policy, a)) {
+            Say(absl::StrCat("landlock: ", a));
+          }
+        }
+      }
+    } else {
+      out.description =
+          absl::StrCat("no landlock (", fd.status().message(), ")");
+    }
+  }
+  return out;
+}
+
 // What the end record of a run says (see RunProgram below).
 struct RunStory {
   AuditLog log;  // empty until the start record is written
@@ -453,22 +629,11 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
       if (fd >= 0) close(fd);
     }
   } log_held;
-  {
-    int fd = open(log.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-    if (fd < 0) {
-      Say(absl::StrCat("cannot write the audit log ", log, ": ",
-                       strerror(errno)));
-      return kExitKlaunchFailed;
-    }
-    const std::string problem = LogRoomProblem(fd, log);
-    if (!problem.empty()) {
-      close(fd);
-      Say(problem);
-      return kExitKlaunchFailed;
-    }
-    // Held open for the whole run: a file open for writing takes no lease,
-    // so no process of the program can make a write to the log wait.
-    log_held.reset(fd);
+  if (absl::StatusOr<int> fd = OpenLog(log); fd.ok()) {
+    log_held.reset(*fd);
+  } else {
+    Say(std::string(fd.status().message()));
+    return kExitKlaunchFailed;
   }
   absl::StatusOr<std::string> shim = FindShim();
   if (!shim.ok()) {
@@ -536,53 +701,19 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
     return kExitKlaunchFailed;
   }
 
-  // The program's environment: what the policy keeps and sets, then the
-  // shim's configuration, with the shim first in LD_PRELOAD.
-  std::vector<std::string> current;
-  for (char** e = environ; *e != nullptr; ++e) current.emplace_back(*e);
-  std::vector<std::string> env;
-  std::string kept_preload;
-  for (std::string& var : BuildEnvironment(*policy, current)) {
-    if (var.rfind("LD_PRELOAD=", 0) == 0) {
-      kept_preload = var.substr(11);
-    } else if (!var.starts_with(kShimVarPrefix)) {
-      env.push_back(std::move(var));
-    }
-  }
-  env.push_back("LD_PRELOAD=" + *shim +
-                (kept_preload.empty() ? "" : ":" + kept_preload));
-  env.push_back(ShimVarEntry(ShimVar::kShim, *shim));
-  env.push_back(ShimVarEntry(ShimVar::kPolicyFile, effective));
-  if (o.verbose) env.push_back(ShimVarEntry(ShimVar::kVerbose, "1"));
-  if (o.trace) env.push_back(ShimVarEntry(ShimVar::kTrace, "1"));
+  std::vector<std::string> env =
+      ProgramEnvironment(*policy, *shim, effective, o);
 
-  // Asking needs a terminal; without one, "ask" refuses (the shim says why).
-  // A program section may ask about commands where the policy does not.
-  std::unique_ptr<AskServer> asker;
   const bool ask_writes =
       policy->filesystem.unlisted_writes == Unlisted::kAsk;
+  std::unique_ptr<AskServer> asker;
   if (PolicyMayAsk(*policy) && !engine->audit()) {
     AskServer::Options ask;
-    // With the seccomp layer the shim's questions come through the
-    // supervisor, which names the asker as the kernel does.
-    if (o.no_seccomp) ask.socket_path = *run_dir + "/ask.sock";
     ask.log = audit_log;
     ask.lost_records = &lost_records;
     ask.lost_errno = &lost_errno;
-    for (const ProgramSection& section : policy->programs) {
-      ask.programs.push_back(section.name);
-    }
     ask.chains = chains.get();
-    absl::StatusOr<std::unique_ptr<AskServer>> s =
-        AskServer::Start(std::move(ask));
-    if (s.ok()) {
-      asker = *std::move(s);
-      env.push_back(ShimVarEntry(ShimVar::kAskSocket, *run_dir + "/ask.sock"));
-    } else if (!o.quiet) {
-      Say(absl::StrCat(ask_writes ? "commands and writes" : "commands",
-                       " will not be asked about (they are refused): ",
-                       s.status().message()));
-    }
+    asker = StartQuestionServer(o, *policy, *run_dir, std::move(ask), &env);
   }
 
   const std::string program = FindInPath(o.command[0], GetVar(env, "PATH"));
@@ -714,55 +845,13 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
     // not record the same call again (a dry run's refusals, --trace).
     if (engine->audit() || o.trace) settings.echoes = &echoes;
   }
-  // The Landlock layer: best effort unless required, never in a dry run.
-  // CMD's program sections stack one ruleset each on the policy's.
-  int ruleset = -1;
-  LandlockPlan plan;
-  std::vector<int> section_rulesets;
-  std::string landlock;
-  if (o.no_landlock) {
-    landlock = "no landlock (--no-landlock)";
-  } else if (engine->audit()) {
-    landlock = "no landlock (audit mode must refuse nothing)";
-  } else if (SystemAllows(*policy, "mount")) {
-    landlock = "no landlock (system.allow has \"mount\", which Landlock "
-               "always refuses)";
-  } else if (const int abi = LandlockAbi(); abi == 0) {
-    landlock = "no landlock (this kernel has none)";
-  } else {
-    // The shim stacks a section's ruleset at its exec with the same extras.
-    const LandlockExtras extras{{effective, *shim}};
-    plan = PlanLandlock(*policy, abi, extras);
-    absl::StatusOr<int> fd = CreateRuleset(&plan);
-    absl::StatusOr<std::vector<int>> sections =
-        CreateSectionRulesets(*policy, cmd_chain, abi, extras);
-    if (fd.ok() && !sections.ok()) {
-      close(*fd);
-      fd = sections.status();
-    }
-    if (fd.ok()) {
-      ruleset = *fd;
-      section_rulesets = *std::move(sections);
-      env.push_back(ShimVarEntry(ShimVar::kLandlock, absl::StrCat(abi)));
-      // CMD holds its sections' rulesets: its shim stacks none again.
-      if (!cmd_chain.empty()) {
-        env.push_back(ShimVarEntry(ShimVar::kLandlocked, ChainText(cmd_chain)));
-      }
-      landlock = DescribeLandlock(plan);
-      if (o.verbose) {
-        // What Landlock makes of the preset's own entries (system paths
-        // this machine lacks, /proc/self) is the same on every run and
-        // documented (docs/policy.md); only the file's entries are said.
-        for (const std::string& a : plan.approximations) {
-          if (!IsAboutAPresetEntry(*policy, a)) {
-            Say(absl::StrCat("landlock: ", a));
-          }
-        }
-      }
-    } else {
-      landlock = absl::StrCat("no landlock (", fd.status().message(), ")");
-    }
-  }
+  const LandlockSetup landlock_setup =
+      SetUpLandlock(o, *policy, engine->audit(), effective, *shim, cmd_chain,
+                    &env);
+  const int ruleset = landlock_setup.ruleset;
+  const LandlockPlan& plan = landlock_setup.plan;
+  const std::vector<int>& section_rulesets = landlock_setup.sections;
+  const std::string& landlock = landlock_setup.description;
   if (o.require_landlock && ruleset < 0) {
     Say(absl::StrCat("--require landlock: ", landlock));
     return kExitKlaunchFailed;
@@ -970,28 +1059,13 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
   reaper.reset();
   if (supervisor != nullptr) supervisor->Stop();
 
-  const int exec_errno = report_of_child.error;
   if (failed_before_running &&
-      report_of_child.stage == ChildReport::kSeccomp) {
-    Say(absl::StrCat("cannot install the seccomp filter: ",
-                     strerror(exec_errno),
-                     " (--no-seccomp runs without that layer)"));
-    return kExitKlaunchFailed;
-  }
-  if (failed_before_running && report_of_child.stage == ChildReport::kCgroup) {
-    Say(absl::StrCat("cannot join the run's cgroup ", cgroup_procs, ": ",
-                     strerror(exec_errno)));
-    return kExitKlaunchFailed;
-  }
-  if (failed_before_running &&
-      report_of_child.stage == ChildReport::kLandlock) {
-    Say(absl::StrCat("cannot apply the Landlock ruleset: ",
-                     strerror(exec_errno),
-                     " (--no-landlock runs without that layer)"));
+      !SaySetupFailure(report_of_child, cgroup_procs)) {
     return kExitKlaunchFailed;
   }
   if (seccomp && supervisor == nullptr) return kExitKlaunchFailed;
   if (failed_before_running) {
+    const int exec_errno = report_of_child.error;
     Say(absl::StrCat(o.command[0], ": ", strerror(exec_errno)));
     return exec_errno == ENOENT ? kExitNotFound : kExitCannotRun;
   }

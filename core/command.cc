@@ -53,6 +53,16 @@ std::optional<InterpreterLine> ParseInterpreterLine(absl::string_view head) {
   return line;
 }
 
+std::vector<std::string> InterpreterCommandLine(
+    const InterpreterLine& line, absl::string_view script,
+    absl::Span<const absl::string_view> argv) {
+  std::vector<std::string> out = {line.interpreter};
+  if (!line.argument.empty()) out.push_back(line.argument);
+  out.emplace_back(script);
+  for (size_t i = 1; i < argv.size(); ++i) out.emplace_back(argv[i]);
+  return out;
+}
+
 std::optional<LoaderCommandLine> ParseLoaderCommandLine(
     absl::string_view executable, absl::Span<const absl::string_view> argv) {
   using Mode = LoaderCommandLine::Mode;

@@ -51,6 +51,14 @@ struct InterpreterLine {
 };
 std::optional<InterpreterLine> ParseInterpreterLine(absl::string_view head);
 
+// The command line the kernel runs for a script: the interpreter, the #!
+// line's argument when it has one, the script as the kernel names it, then
+// `argv` past its first word (the script's own argv[0] is dropped). Both
+// layers judge it against the deny rules: a "#!/bin/rm" script is rm.
+std::vector<std::string> InterpreterCommandLine(
+    const InterpreterLine& line, absl::string_view script,
+    absl::Span<const absl::string_view> argv);
+
 // The dynamic loader run as a program ("ld-linux-x86-64.so.2 [OPTION]...
 // PROGRAM [ARG]...") runs PROGRAM, which is to be judged as if executed
 // itself. ParseLoaderCommandLine reads the loader's command line as glibc

@@ -1,11 +1,19 @@
 #include "core/command.h"
 
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "gmock/gmock.h"
@@ -393,6 +401,54 @@ TEST(InterpreterLine, AFileWithoutAnInterpreterIsNoScript) {
   EXPECT_FALSE(ParseInterpreterLine("\x7f" "ELF...").has_value());
   EXPECT_FALSE(ParseInterpreterLine("#! \n").has_value());
   EXPECT_FALSE(ParseInterpreterLine("#").has_value());
+}
+
+// What the kernel itself runs for a script, read back through /bin/echo as
+// the interpreter: the line InterpreterCommandLine says, past its first
+// word (echo prints its arguments, not its own name).
+TEST(InterpreterLine, TheCommandLineIsTheOneTheKernelRuns) {
+  char dir[] = "/tmp/klaunch-interp-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string script = std::string(dir) + "/s";
+  const std::string head = "#!/bin/echo one  two \n";
+  {
+    std::ofstream out(script);
+    out << head;
+  }
+  ASSERT_EQ(chmod(script.c_str(), 0755), 0);
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(pipe_fds[1], 1);
+    char* const argv[] = {const_cast<char*>("name-not-passed"),
+                          const_cast<char*>("a b"), const_cast<char*>("c"),
+                          nullptr};
+    execv(script.c_str(), argv);
+    _exit(127);
+  }
+  close(pipe_fds[1]);
+  std::string printed;
+  char buf[256];
+  for (ssize_t n; (n = read(pipe_fds[0], buf, sizeof(buf))) > 0;) {
+    printed.append(buf, n);
+  }
+  close(pipe_fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  unlink(script.c_str());
+  rmdir(dir);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+
+  const std::optional<InterpreterLine> line = ParseInterpreterLine(head);
+  ASSERT_TRUE(line.has_value());
+  const std::vector<absl::string_view> argv = {"name-not-passed", "a b", "c"};
+  const std::vector<std::string> run =
+      InterpreterCommandLine(*line, script, argv);
+  ASSERT_EQ(run.front(), "/bin/echo");
+  const std::vector<std::string> args(run.begin() + 1, run.end());
+  EXPECT_EQ(printed, absl::StrJoin(args, " ") + "\n");
+  EXPECT_EQ(args, (std::vector<std::string>{"one  two", script, "a b", "c"}));
 }
 
 // LoaderProgramIndex follows glibc 2.36's ld.so (Debian 12), whose

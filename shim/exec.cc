@@ -273,16 +273,15 @@ bool AllowInterpreter(const char* op, const PinnedObject& target,
       ParseInterpreterLine(absl::string_view(head, n));
   if (!shebang) return true;
   const char* p = shebang->interpreter.c_str();
-  const std::string& optarg = shebang->argument;
   PinnedObject interp;
   if (PinObject(AT_FDCWD, p, true, &interp) < 0) return true;  // ENOENT later
   if (!AllowPath(op, Access::kExec, interp.path)) return false;
-  std::vector<std::string> line = {p};
-  if (!optarg.empty()) line.push_back(optarg);
-  line.push_back(script);
-  if (argv != nullptr && argv[0] != nullptr) {
-    for (char* const* a = argv + 1; *a; ++a) line.push_back(*a);
+  std::vector<absl::string_view> args;
+  for (char* const* a = argv; a != nullptr && *a != nullptr; ++a) {
+    args.push_back(*a);
   }
+  const std::vector<std::string> line =
+      InterpreterCommandLine(*shebang, script, args);
   PinnedParent parent;
   const char* named =
       PinParent(AT_FDCWD, p, &parent) == 0 ? parent.path : interp.path;

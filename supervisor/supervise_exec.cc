@@ -105,12 +105,10 @@ bool JudgeInterpreters(Call& c, const char* op, Fd object,
     }
     const std::string real = KernelPath(interp.object.get());
     if (!c.JudgePath(op, Access::kExec, real)) return false;
-    std::vector<std::string> line = {shebang->interpreter};
-    if (!shebang->argument.empty()) line.push_back(shebang->argument);
-    line.push_back(name);
-    for (size_t i = 1; i < image->argv.size(); ++i) {
-      line.push_back(image->argv[i]);
-    }
+    const std::vector<absl::string_view> args(image->argv.begin(),
+                                              image->argv.end());
+    std::vector<std::string> line =
+        InterpreterCommandLine(*shebang, name, args);
     std::vector<absl::string_view> view(line.begin(), line.end());
     const std::string named =
         interp.links.empty() ? real : interp.links.front();

@@ -48,7 +48,9 @@ class FakeLayer final : public JudgingLayer, private Asker {
   }
 };
 
-Decision Allow() { return Decision{Verdict::kAllow, "filesystem.write[0]", ""}; }
+Decision Allow() {
+  return Decision{Verdict::kAllow, "filesystem.write[0]", ""};
+}
 Decision Deny() {
   return Decision{Verdict::kDeny, "filesystem.deny[0]", "write of /x refused"};
 }
@@ -71,7 +73,8 @@ TEST(ApplyDecision, UnderTraceAnAllowedCallIsRecordedWhereTheCallIsTraced) {
   EXPECT_TRUE(ApplyDecision({"open", "/ws/f", "write", ""}, &d, layer));
   // Reads are not traced, nor a second judgement of a call already judged.
   EXPECT_TRUE(ApplyDecision({"open", "/ws/g", "read", ""}, &d, layer));
-  EXPECT_TRUE(ApplyDecision({"rename", "/ws/d", "write", "", false}, &d, layer));
+  EXPECT_TRUE(
+      ApplyDecision({"rename", "/ws/d", "write", "", false}, &d, layer));
   EXPECT_THAT(layer.records, testing::ElementsAre("allow /ws/f"));
 }
 

@@ -37,8 +37,8 @@ void KeepPolicyFileReadOnly(Policy* policy, const std::string& path,
   Entry e{absolute.ok() ? *absolute : path, "", "", "klaunch", {}};
   char real[PATH_MAX];
   e.resolved = realpath(e.value.c_str(), real) ? real : e.value;
-  e.key = absl::StrCat("klaunch.read_only[", policy->klaunch.read_only.size(),
-                       "]");
+  e.key =
+      absl::StrCat("klaunch.read_only[", policy->klaunch.read_only.size(), "]");
   policy->klaunch.read_only.push_back(std::move(e));
 }
 
@@ -67,8 +67,8 @@ absl::Status AddOwnEntries(Policy* policy, const std::string& shim,
   for (size_t i = 0; i < policy->programs.size(); ++i) {
     const int index = static_cast<int>(i);
     absl::StatusOr<Engine> in = as_written->Narrow({&index, 1});
-    everywhere = everywhere && in.ok() &&
-                 in->CheckPath(Access::kRead, shim).allowed();
+    everywhere =
+        everywhere && in.ok() && in->CheckPath(Access::kRead, shim).allowed();
   }
   if (!shim.empty() && !everywhere) {
     policy->filesystem.read.push_back(

@@ -63,9 +63,9 @@ TEST(RunPolicy, TheShimIsMadeReadableWhereThePolicyWouldNotReadIt) {
 }
 
 TEST(RunPolicy, TheShimIsNotListedWhereThePolicyReadsItAlready) {
-  const Policy p =
-      ForRun("extends = \"none\"\n[filesystem]\nread = [\"/nonexistent-lib\"]\n",
-             Own());
+  const Policy p = ForRun(
+      "extends = \"none\"\n[filesystem]\nread = [\"/nonexistent-lib\"]\n",
+      Own());
   EXPECT_FALSE(Lists(p.filesystem.read, kShim));
 }
 
@@ -137,9 +137,9 @@ TEST(RunPolicy, KlaunchsStateIsDeniedWhereThePolicyWouldAdmitIt) {
   ASSERT_TRUE(Lists(p.filesystem.deny, kState));
   const Engine e = MustCompile(p);
   for (Access a : {Access::kRead, Access::kWrite}) {
-    EXPECT_EQ(e.CheckPath(a, std::string(kState) + "/runs/x/audit.jsonl")
-                  .verdict,
-              Verdict::kDeny);
+    EXPECT_EQ(
+        e.CheckPath(a, std::string(kState) + "/runs/x/audit.jsonl").verdict,
+        Verdict::kDeny);
   }
 }
 
@@ -152,9 +152,9 @@ TEST(RunPolicy, KlaunchsStateIsNotListedWhereThePolicyRefusesItAnyway) {
 }
 
 TEST(RunPolicy, KlaunchsStateIsDeniedWhereAWriteCouldBeAskedFor) {
-  const Policy p = ForRun(
-      "extends = \"none\"\n[filesystem]\nunlisted_writes = \"ask\"\n",
-      Own({kState}));
+  const Policy p =
+      ForRun("extends = \"none\"\n[filesystem]\nunlisted_writes = \"ask\"\n",
+             Own({kState}));
   EXPECT_TRUE(Lists(p.filesystem.deny, kState));
 }
 
@@ -173,13 +173,13 @@ TEST(RunPolicy, ACgroupPatternIsDeniedOnlyWhereTheProgramMayWriteBelowIt) {
 TEST(MayWriteBelow, AWriteRootAtAboveOrBelowTheDirectoryCounts) {
   for (const char* root :
        {"/nonexistent-d", "/nonexistent-d/sub", "/nonexistent-d/a/**"}) {
-    const Policy p = MustLoad(
-        std::string("extends = \"none\"\n[filesystem]\nwrite = [\"") + root +
-        "\"]\n");
+    const Policy p =
+        MustLoad(std::string("extends = \"none\"\n[filesystem]\nwrite = [\"") +
+                 root + "\"]\n");
     EXPECT_TRUE(MayWriteBelow(p, MustCompile(p), "/nonexistent-d")) << root;
   }
-  const Policy above = MustLoad(
-      "extends = \"none\"\n[filesystem]\nwrite = [\"/\"]\n");
+  const Policy above =
+      MustLoad("extends = \"none\"\n[filesystem]\nwrite = [\"/\"]\n");
   EXPECT_TRUE(MayWriteBelow(above, MustCompile(above), "/nonexistent-d"));
 }
 
@@ -202,8 +202,8 @@ TEST(MayWriteBelow, AWritableWorkspaceBelowCountsAndAReadOnlyOneDoesNot) {
 }
 
 TEST(MayWriteBelow, AWriteThatMayBeAskedForCounts) {
-  const Policy p = MustLoad(
-      "extends = \"none\"\n[filesystem]\nunlisted_writes = \"ask\"\n");
+  const Policy p =
+      MustLoad("extends = \"none\"\n[filesystem]\nunlisted_writes = \"ask\"\n");
   EXPECT_TRUE(MayWriteBelow(p, MustCompile(p), "/nonexistent-d"));
 }
 

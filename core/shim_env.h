@@ -67,7 +67,8 @@ inline constexpr std::string_view kShimVarPrefix = "KLAUNCH_";
 static_assert(
     [] {
       for (const char* name : kShimVarNames) {
-        if (name == nullptr || !std::string_view(name).starts_with(kShimVarPrefix)) {
+        if (name == nullptr ||
+            !std::string_view(name).starts_with(kShimVarPrefix)) {
           return false;
         }
       }

@@ -270,7 +270,8 @@ TEST(Doctor, EachLayerIsUsedExactlyWhenWhatItNeedsIsThere) {
 
 // `klaunch doctor --json` run where the kernel answers pidfd_getfd with
 // ENOSYS, as one without the call would: its standard output and exit code.
-std::pair<std::string, int> DoctorWithoutPidfdGetfd(const std::string& klaunch) {
+std::pair<std::string, int> DoctorWithoutPidfdGetfd(
+    const std::string& klaunch) {
   int out[2];
   if (pipe(out) != 0) return {"", -1};
   const pid_t pid = fork();
@@ -295,7 +296,8 @@ std::pair<std::string, int> DoctorWithoutPidfdGetfd(const std::string& klaunch) 
   close(out[1]);
   std::string text;
   char buf[4096];
-  for (ssize_t n; (n = read(out[0], buf, sizeof(buf))) > 0;) text.append(buf, n);
+  for (ssize_t n; (n = read(out[0], buf, sizeof(buf))) > 0;)
+    text.append(buf, n);
   close(out[0]);
   int status = 0;
   waitpid(pid, &status, 0);

@@ -15,6 +15,7 @@
 
 #include <cstdio>
 
+#include "core/two_names.h"
 #include "shim/pin.h"
 
 namespace klaunch::shim {
@@ -51,19 +52,19 @@ bool ToTimespec(const struct timeval* tv, struct timespec ts[2]) {
   return true;
 }
 
-// Both names of a two-name call judged for writing, each refusal recorded.
-bool AllowBoth(const char* op, const char* from, const char* to) {
-  const bool from_ok = AllowPath(op, kW, from);
-  const bool to_ok = AllowPath(op, kW, to);
-  return from_ok && to_ok;
-}
+// How the shim judges one end of a rename or a link (core/two_names.h).
+class ShimEnds final : public EndJudge {
+ public:
+  explicit ShimEnds(const char* op) : op_(op) {}
+  bool Write(const char* path) override { return AllowPath(op_, kW, path); }
+  bool LinkSource(const char* path) override {
+    return AllowLinkSource(op_, path);
+  }
+  bool Move(const char* path) override { return AllowMove(op_, path); }
 
-// A hard link's source (recorded as access "link") and its new name.
-bool AllowLink(const char* op, const char* from, const char* to) {
-  const bool from_ok = AllowLinkSource(op, from);
-  const bool to_ok = AllowPath(op, kW, to);
-  return from_ok && to_ok;
-}
+ private:
+  const char* op_;
+};
 
 long Rename(const char* op, int olddirfd, const char* oldpath, int newdirfd,
             const char* newpath, unsigned flags) {
@@ -84,29 +85,21 @@ long Rename(const char* op, int olddirfd, const char* oldpath, int newdirfd,
   }
   // The kernel looks the names up before any permission: a missing source,
   // or a target present under RENAME_NOREPLACE, is its answer.
-  if (int e = NativeNameError(from, NameNeed::kExisting); e != 0) {
+  if (int e = NativeNameError(from, kRenameSourceNeed); e != 0) {
     return Failed(-e);
   }
-  const NameNeed to_need = flags & RENAME_EXCHANGE    ? NameNeed::kExisting
-                           : flags & RENAME_NOREPLACE ? NameNeed::kNew
-                                                      : NameNeed::kAny;
-  if (int e = NativeNameError(to, to_need); e != 0) {
+  if (int e = NativeNameError(to, RenameTargetNeed(flags)); e != 0) {
     return Failed(-e);
   }
-  // Every end is judged before refusing, so that enforcement records what
-  // a dry run records (Fidelity tests), not only the first refusal.
-  bool allowed = AllowBoth(op, from.path, to.path);
-  // Moving a directory moves everything below it: a deny entry must not be
-  // left behind (RENAME_EXCHANGE moves the other side too).
   auto is_dir = [](const PinnedParent& p) {
     struct stat st;
     return sys(SYS_newfstatat, p.fd, p.last, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
            S_ISDIR(st.st_mode);
   };
-  if (is_dir(from) && !AllowMove(op, from.path)) allowed = false;
-  if ((flags & RENAME_EXCHANGE) && is_dir(to) && !AllowMove(op, to.path)) {
-    allowed = false;
-  }
+  ShimEnds judge(op);
+  const bool allowed =
+      JudgeRename(judge, {from.path, [&] { return is_dir(from); }},
+                  {to.path, [&] { return is_dir(to); }}, flags);
   if (!allowed) return -1;
   scope.RestoreErrno();
   return Ret(sys(SYS_renameat2, from.fd, from.last, to.fd, to.last, flags));
@@ -124,18 +117,16 @@ long Link(const char* op, int olddirfd, const char* oldpath, int newdirfd,
     if (!AllowMissing(op, kW, newdirfd, newpath)) return -1;
     return Failed(r);
   }
-  // A hard link is a second name for the source: writing through it writes
-  // the source, so the source must be writable as well as the new name.
-  if (flags & (AT_SYMLINK_FOLLOW | AT_EMPTY_PATH)) {
+  ShimEnds judge(op);
+  if (const LinkSourceForm form = LinkSourceOf(flags); form.object) {
     PinnedObject src;
-    r = PinObject(olddirfd, oldpath, (flags & AT_SYMLINK_FOLLOW) != 0, &src,
-                  (flags & AT_EMPTY_PATH) != 0);
+    r = PinObject(olddirfd, oldpath, form.follow, &src, form.empty);
     if (r < 0) {
       if (!AllowMissing(op, kW, olddirfd, oldpath)) return -1;
       return Failed(r);
     }
-    if (int e = NativeNameError(to, NameNeed::kNew); e != 0) return Failed(-e);
-    if (!AllowLink(op, src.path, to.path)) return -1;
+    if (int e = NativeNameError(to, kLinkNameNeed); e != 0) return Failed(-e);
+    if (!JudgeLink(judge, src.path, to.path)) return -1;
     scope.RestoreErrno();
     return Ret(sys(SYS_linkat, AT_FDCWD, src.proc, to.fd, to.last,
                    AT_SYMLINK_FOLLOW));
@@ -146,11 +137,11 @@ long Link(const char* op, int olddirfd, const char* oldpath, int newdirfd,
     if (!AllowMissing(op, kW, olddirfd, oldpath)) return -1;
     return Failed(r);
   }
-  if (int e = NativeNameError(from, NameNeed::kExisting); e != 0) {
+  if (int e = NativeNameError(from, kLinkSourceNeed); e != 0) {
     return Failed(-e);
   }
-  if (int e = NativeNameError(to, NameNeed::kNew); e != 0) return Failed(-e);
-  if (!AllowLink(op, from.path, to.path)) return -1;
+  if (int e = NativeNameError(to, kLinkNameNeed); e != 0) return Failed(-e);
+  if (!JudgeLink(judge, from.path, to.path)) return -1;
   scope.RestoreErrno();
   return Ret(sys(SYS_linkat, from.fd, from.last, to.fd, to.last, 0));
 }

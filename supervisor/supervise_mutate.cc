@@ -19,6 +19,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/name_need.h"
+#include "core/two_names.h"
 #include "supervisor/supervise.h"
 #include "supervisor/syscall_table.h"
 
@@ -32,11 +33,11 @@ namespace {
 // forms of the other calls follow it, as a lookup does.
 enum class Slash { kEntry, kFollows };
 
-// A name judged as a write: its directory pinned, the last component kept.
-// 0, or -errno to answer with.
-int JudgeName(Call& c, const char* op, int dirfd, const PathArg& arg,
-              Slash slash, Resolved* r, NameNeed need = NameNeed::kAny,
-              const char* label = nullptr) {
+// A name found as the kernel would find it: its directory pinned, the last
+// component kept. 0 when r->NamePath() is to be judged; else -errno to
+// answer with, -EACCES where a deny rule covers a missing name's place.
+int FindName(Call& c, const char* op, int dirfd, const PathArg& arg,
+             Slash slash, Resolved* r, NameNeed need) {
   if (arg.error < 0) return arg.error;
   const std::string& path = arg.path;
   // An entry call's "name/" is resolved as "name" (Resolve follows a final
@@ -65,15 +66,22 @@ int JudgeName(Call& c, const char* op, int dirfd, const PathArg& arg,
       e != 0 && c.MaySee(r->NamePath())) {
     return -e;
   }
-  if (!c.JudgePath(op, Access::kWrite, r->NamePath(), label)) return -EACCES;
   return 0;
 }
 
-// An object judged as a write: pinned, following a final symlink when
-// `follow`; with `empty` and an empty path, the descriptor `dirfd` itself.
-int JudgeObject(Call& c, const char* op, int dirfd, const PathArg& arg,
-                bool follow, bool empty, Resolved* r,
-                const char* label = nullptr) {
+// A name judged as a write. 0, or -errno to answer with.
+int JudgeName(Call& c, const char* op, int dirfd, const PathArg& arg,
+              Slash slash, Resolved* r, NameNeed need = NameNeed::kAny) {
+  if (int e = FindName(c, op, dirfd, arg, slash, r, need); e < 0) return e;
+  return c.JudgePath(op, Access::kWrite, r->NamePath()) ? 0 : -EACCES;
+}
+
+// An object found: pinned, following a final symlink when `follow`; with
+// `empty` and an empty path, the descriptor `dirfd` itself. 0 with `*real`
+// its path ("" for a pipe or socket: not the policy's business), or -errno
+// to answer with.
+int FindObject(Call& c, const char* op, int dirfd, const PathArg& arg,
+               bool follow, bool empty, Resolved* r, std::string* real) {
   std::string path;
   if (arg.addr == 0 && empty) {
     path.clear();
@@ -91,9 +99,18 @@ int JudgeObject(Call& c, const char* op, int dirfd, const PathArg& arg,
   if (rc < 0) {
     return c.JudgeMissing(op, Access::kWrite, dirfd, path) ? rc : -EACCES;
   }
-  const std::string real = KernelPath(r->object.get());
-  if (real.empty()) return 0;  // a pipe or socket: not the policy's business
-  return c.JudgePath(op, Access::kWrite, real, label) ? 0 : -EACCES;
+  *real = KernelPath(r->object.get());
+  return 0;
+}
+
+// An object judged as a write. 0, or -errno to answer with.
+int JudgeObject(Call& c, const char* op, int dirfd, const PathArg& arg,
+                bool follow, bool empty, Resolved* r) {
+  std::string real;
+  if (int e = FindObject(c, op, dirfd, arg, follow, empty, r, &real); e < 0) {
+    return e;
+  }
+  return c.JudgePath(op, Access::kWrite, real) ? 0 : -EACCES;
 }
 
 // A descriptor of the target's, judged as a write of what it names.
@@ -113,49 +130,51 @@ std::string NameVia(const Resolved& r) {
   return absl::StrCat(ProcFd(r.parent.get()), "/", r.last);
 }
 
-// Two judgements, each recorded, then one answer: a refusal of either end
-// refuses, so that enforcement records what a dry run does (both ends), not
-// only the first; any other error is the call's own (a missing name).
-int BothEnds(int first, int second) {
-  if (first == -EACCES || second == -EACCES) return -EACCES;
-  return first < 0 ? first : second;
-}
+// How the supervisor judges one end of a rename or a link
+// (core/two_names.h).
+class SupervisorEnds final : public EndJudge {
+ public:
+  SupervisorEnds(Call& c, const char* op) : c_(c), op_(op) {}
+  bool Write(const char* path) override {
+    return c_.JudgePath(op_, Access::kWrite, path);
+  }
+  bool LinkSource(const char* path) override {
+    return c_.JudgePath(op_, Access::kWrite, path, "link");
+  }
+  bool Move(const char* path) override {
+    const std::string view = c_.target().SelfView(path);
+    return c_.Judge(op_, view, "write", c_.engine().CheckMove(view), "",
+                    /*trace=*/false);
+  }
 
-// True when a judgement's error ends the call before the other end is
-// looked at, as the kernel would (a missing or unreadable name).
-bool Ends(int e) { return e < 0 && e != -EACCES; }
+ private:
+  Call& c_;
+  const char* op_;
+};
+
+bool IsDirectory(const Resolved& r) {
+  struct stat st;
+  return r.object.valid() && fstat(r.object.get(), &st) == 0 &&
+         S_ISDIR(st.st_mode);
+}
 
 Answer Rename(Call& c, const MutationCall& m) {
   const char* op = m.op;
   Resolved from, to;
-  const int e_from = JudgeName(c, op, m.dirfd, m.path, Slash::kEntry, &from,
-                               NameNeed::kExisting);
-  if (Ends(e_from)) return Answer::Error(-e_from);
-  const NameNeed to_need = m.flags & RENAME_EXCHANGE    ? NameNeed::kExisting
-                           : m.flags & RENAME_NOREPLACE ? NameNeed::kNew
-                                                        : NameNeed::kAny;
-  const int e_to = JudgeName(c, op, m.new_dirfd, m.new_path, Slash::kEntry,
-                             &to, to_need);
-  if (Ends(e_to)) return Answer::Error(-e_to);
-  int e = BothEnds(e_from, e_to);
-  // Moving a directory moves everything below it: a deny entry must not be
-  // left behind (RENAME_EXCHANGE moves the other side too).
-  auto judge_move = [&](const Resolved& r) {
-    struct stat st;
-    if (!r.object.valid() || fstat(r.object.get(), &st) != 0 ||
-        !S_ISDIR(st.st_mode)) {
-      return;
-    }
-    const std::string path = c.target().SelfView(r.NamePath());
-    if (!c.Judge(op, path, "write", c.engine().CheckMove(path), "",
-                 /*trace=*/false)) {
-      e = -EACCES;
-    }
-  };
-  // Judged whatever the names' own judgements were, as a dry run judges.
-  judge_move(from);
-  if (m.flags & RENAME_EXCHANGE) judge_move(to);
-  if (e < 0) return Answer::Error(-e);
+  const int e_from = FindName(c, op, m.dirfd, m.path, Slash::kEntry, &from,
+                              kRenameSourceNeed);
+  if (e_from < 0) return Answer::Error(-e_from);
+  const int e_to = FindName(c, op, m.new_dirfd, m.new_path, Slash::kEntry,
+                            &to, RenameTargetNeed(m.flags));
+  if (e_to < 0) return Answer::Error(-e_to);
+  const std::string from_path = from.NamePath();
+  const std::string to_path = to.NamePath();
+  SupervisorEnds judge(c, op);
+  if (!JudgeRename(judge, {from_path.c_str(), [&] { return IsDirectory(from); }},
+                   {to_path.c_str(), [&] { return IsDirectory(to); }},
+                   static_cast<unsigned>(m.flags))) {
+    return Answer::Error(EACCES);
+  }
   if (!c.Live()) return Answer::Error(ENOENT);
   return Answer::Result(Done(renameat2(from.parent.get(),
                                        from.EntryName().c_str(),
@@ -164,29 +183,38 @@ Answer Rename(Call& c, const MutationCall& m) {
 }
 
 Answer Link(Call& c, const MutationCall& m) {
-  const int flags = m.flags;
+  const char* op = "link";
   Resolved to;
-  const int e_to = JudgeName(c, "link", m.new_dirfd, m.new_path,
-                             Slash::kEntry, &to, NameNeed::kNew);
-  if (Ends(e_to)) return Answer::Error(-e_to);
-  // A hard link is a second name for the source: writing through it writes
-  // the source, so the source must be writable as well.
+  const int e_to = FindName(c, op, m.new_dirfd, m.new_path, Slash::kEntry,
+                            &to, kLinkNameNeed);
+  if (e_to < 0) return Answer::Error(-e_to);
+  const std::string to_path = to.NamePath();
+  SupervisorEnds judge(c, op);
   Resolved from;
-  if (flags & (AT_SYMLINK_FOLLOW | AT_EMPTY_PATH)) {
-    const int e_from = JudgeObject(c, "link", m.dirfd, m.path,
-                                   (flags & AT_SYMLINK_FOLLOW) != 0,
-                                   (flags & AT_EMPTY_PATH) != 0, &from, "link");
-    if (int e = BothEnds(e_from, e_to); e < 0) return Answer::Error(-e);
+  if (const LinkSourceForm form = LinkSourceOf(m.flags); form.object) {
+    std::string real;
+    if (int e = FindObject(c, op, m.dirfd, m.path, form.follow, form.empty,
+                           &from, &real);
+        e < 0) {
+      return Answer::Error(-e);
+    }
+    if (!JudgeLink(judge, real.c_str(), to_path.c_str())) {
+      return Answer::Error(EACCES);
+    }
     if (!c.Live()) return Answer::Error(ENOENT);
     return Answer::Result(Done(linkat(AT_FDCWD,
                                       ProcFd(from.object.get()).c_str(),
                                       to.parent.get(), to.EntryName().c_str(),
                                       AT_SYMLINK_FOLLOW)));
   }
-  const int e_from = JudgeName(c, "link", m.dirfd, m.path, Slash::kEntry,
-                               &from, NameNeed::kExisting, "link");
-  if (Ends(e_from)) return Answer::Error(-e_from);
-  if (int e = BothEnds(e_from, e_to); e < 0) return Answer::Error(-e);
+  if (int e = FindName(c, op, m.dirfd, m.path, Slash::kEntry, &from,
+                       kLinkSourceNeed);
+      e < 0) {
+    return Answer::Error(-e);
+  }
+  if (!JudgeLink(judge, from.NamePath().c_str(), to_path.c_str())) {
+    return Answer::Error(EACCES);
+  }
   if (!c.Live()) return Answer::Error(ENOENT);
   return Answer::Result(Done(linkat(from.parent.get(), from.EntryName().c_str(),
                                     to.parent.get(), to.EntryName().c_str(),

@@ -248,15 +248,21 @@ TEST_F(Fidelity, AStaticAndADynamicBinaryMakingTheSameCallsAreJudgedAlike) {
       "unlink:" + outside() + "/victim",
       "rename:" + outside() + "/moved:" + ws() + "/moved",
       "rename:" + ws() + "/key.pem:" + ws() + "/private/k",
+      "link:" + ws() + "/private/secret:" + ws() + "/s",
       "connect:" + port,
       "exec:/bin/rm:" + ws() + "/victim",
-      "exec:/bin/true"};
+      "exec:/bin/true",
+      // Last, since audit mode performs it: moving the workspace would move
+      // the deny entry on private/ out from under it.
+      "rename:" + ws() + ":" + root() + "/ws-moved"};
   const std::vector<std::string> expected = {
       "read " + ws() + "/.env",          "read " + ws() + "/private",
       "read " + outside() + "/dir",      "read /etc/shadow",
       "write " + outside() + "/made",    "write " + ws() + "/private/made",
       "write " + outside() + "/d",       "write " + outside() + "/victim",
       "write " + outside() + "/moved",   "write " + ws() + "/private/k",
+      "write " + root() + "/ws-moved",   "write " + ws(),
+      "link " + ws() + "/private/secret",
       "connect 127.0.0.1:" + port,       "exec /usr/bin/rm"};
   // The static one is judged by the supervisor alone, the dynamic one by
   // the shim (its `stat` included: see stress_test.cc for the static's).

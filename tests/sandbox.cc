@@ -104,15 +104,18 @@ std::vector<std::string> Sandbox::RefusedTargets() const {
   return out;
 }
 
-std::string Sandbox::CompileC(const std::string& name,
-                              const std::string& source,
-                              const std::vector<std::string>& flags) const {
-  const std::string src = dir_.Write(name + ".c", source);
+std::string Sandbox::CompileProgram(
+    const std::string& file, const std::vector<std::string>& flags) const {
+  const std::string src = RequiredEnv("KLAUNCH_TEST_PROGRAMS") + "/" + file;
+  std::string name = file;
+  if (name.size() > 2 && name.compare(name.size() - 2, 2, ".c") == 0) {
+    name.resize(name.size() - 2);
+  }
   const std::string out = dir_.Path(name);
   std::vector<std::string> argv = {"/usr/bin/cc", "-O1", "-o", out, src};
   for (const std::string& f : flags) argv.push_back(f);
   ProcessResult r = RunProcess(argv);
-  EXPECT_EQ(r.exit_code, 0) << "compile of " << name << " failed:\n" << r.err;
+  EXPECT_EQ(r.exit_code, 0) << "compile of " << file << " failed:\n" << r.err;
   return out;
 }
 

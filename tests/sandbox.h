@@ -53,10 +53,11 @@ class Sandbox {
   std::vector<std::string> AuditLines() const;
   std::vector<std::string> RefusedTargets() const;
 
-  // Compiles a C source file into an executable in the root; fails the test
-  // on a compile error. Returns its path.
-  std::string CompileC(const std::string& name, const std::string& source,
-                       const std::vector<std::string>& flags = {}) const;
+  // Compiles tests/programs/FILE (found through KLAUNCH_TEST_PROGRAMS) with
+  // `flags` into an executable in the root named FILE without its ".c";
+  // fails the test on a compile error. Returns its path.
+  std::string CompileProgram(const std::string& file,
+                             const std::vector<std::string>& flags = {}) const;
 
  private:
   TempDir dir_;

@@ -22,11 +22,6 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
 
-
-
-
-
-
 void Copy(const std::string& from, const std::string& to) {
   ProcessResult r = RunProcess({"/bin/cp", from, to});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -222,24 +217,7 @@ extends = "workspace-write"
 [commands]
 allow = ["git *"]
 )");
-  const std::string prog = box.CompileC("spoof", R"(
-#include <errno.h>
-#include <stdio.h>
-#include <string.h>
-#include <unistd.h>
-extern char** environ;
-int main(int argc, char** argv) {
-  char* args[] = {"git", "status", NULL};
-  char* real[] = {"rm", "--version", NULL};
-  if (argc > 1) {  /* the other way round: git named as rm */
-    execve("/usr/bin/git", real, environ);
-  } else {
-    execve("/bin/rm", args, environ);
-  }
-  printf("errno=%d\n", errno);
-  return 3;
-}
-)");
+  const std::string prog = box.CompileProgram("exec_spoofed_argv0.c");
   const std::string status = box.Write("ws/status", "rm would remove me");
   ProcessResult r = box.Run({prog});
   EXPECT_EQ(r.exit_code, 3) << Show(r);
@@ -270,18 +248,7 @@ allow = ["git *", "sh *"]
   // A "git" that would create the file named by its argument.
   Copy("/usr/bin/touch", ws + "/git");
   MakeExecutable(ws + "/git");
-  const std::string prog = box.CompileC("run_git", R"(
-#include <errno.h>
-#include <stdio.h>
-#include <unistd.h>
-extern char** environ;
-int main(int argc, char** argv) {
-  char* args[] = {"git", argv[2], NULL};
-  execve(argv[1], args, environ);
-  printf("errno=%d\n", errno);
-  return 3;
-}
-)");
+  const std::string prog = box.CompileProgram("exec_as_git.c");
   ProcessResult r = box.Run({prog, ws + "/git", "pwned-execve"});
   EXPECT_EQ(r.exit_code, 3) << Show(r);
   EXPECT_EQ(r.out, "errno=13\n") << Show(r);
@@ -325,111 +292,13 @@ allow = ["@WS@/tool *", "touch *"]
   const std::string ws = box.ws();
   box.Write("ws/tool", "#!/bin/sh\ntouch \"$1\"\n");
   MakeExecutable(ws + "/tool");
-  const std::string prog = box.CompileC("run_tool", R"(
-#include <errno.h>
-#include <stdio.h>
-#include <unistd.h>
-extern char** environ;
-int main(int argc, char** argv) {
-  char* args[] = {"tool", argv[2], NULL};
-  execve(argv[1], args, environ);
-  printf("errno=%d\n", errno);
-  return 3;
-}
-)");
+  const std::string prog = box.CompileProgram("exec_as_tool.c");
   ProcessResult r = box.Run({prog, ws + "/tool", ws + "/made-by-tool"});
   EXPECT_EQ(r.exit_code, 0) << Show(r) << Dump(box);
   EXPECT_TRUE(Exists(ws + "/made-by-tool")) << Show(r) << Dump(box);
 }
 
 // --- 5. every exec entry point -----------------------------------------------
-
-constexpr char kExecFamily[] = R"(
-#define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
-#include <spawn.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
-extern char** environ;
-
-int main(int argc, char** argv) {
-  const char* api = argv[1];
-  char* marker = argv[2];
-  char* args[] = {"touch", marker, NULL};
-  char cmd[4200];
-  snprintf(cmd, sizeof(cmd), "touch %s", marker);
-  setvbuf(stdout, NULL, _IONBF, 0);
-  if (!strcmp(api, "execve")) {
-    execve("/usr/bin/touch", args, environ);
-  } else if (!strcmp(api, "execv")) {
-    execv("/usr/bin/touch", args);
-  } else if (!strcmp(api, "execvp")) {
-    execvp("touch", args);
-  } else if (!strcmp(api, "execvpe")) {
-    execvpe("touch", args, environ);
-  } else if (!strcmp(api, "execl")) {
-    execl("/usr/bin/touch", "touch", marker, (char*)NULL);
-  } else if (!strcmp(api, "execle")) {
-    execle("/usr/bin/touch", "touch", marker, (char*)NULL, environ);
-  } else if (!strcmp(api, "execlp")) {
-    execlp("touch", "touch", marker, (char*)NULL);
-  } else if (!strcmp(api, "fexecve")) {
-    int fd = open("/usr/bin/touch", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) { printf("open errno=%d\n", errno); return 4; }
-    fexecve(fd, args, environ);
-  } else if (!strcmp(api, "execveat")) {
-    int dir = open("/usr/bin", O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (dir < 0) { printf("open errno=%d\n", errno); return 4; }
-    execveat(dir, "touch", args, environ, 0);
-  } else if (!strcmp(api, "execveat-empty-path")) {
-    int fd = open("/usr/bin/touch", O_PATH | O_CLOEXEC);
-    if (fd < 0) { printf("open errno=%d\n", errno); return 4; }
-    execveat(fd, "", args, environ, AT_EMPTY_PATH);
-  } else if (!strcmp(api, "posix_spawn") || !strcmp(api, "posix_spawnp")) {
-    pid_t pid;
-    int rc = !strcmp(api, "posix_spawn")
-        ? posix_spawn(&pid, "/usr/bin/touch", NULL, NULL, args, environ)
-        : posix_spawnp(&pid, "touch", NULL, NULL, args, environ);
-    if (rc != 0) { printf("errno=%d\n", rc); return 3; }
-    int status;
-    waitpid(pid, &status, 0);
-    printf("status=%d\n", status);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 5;
-  } else if (!strcmp(api, "vfork")) {
-    pid_t pid = vfork();
-    if (pid == 0) {
-      execv("/usr/bin/touch", args);
-      _exit(errno == EACCES ? 77 : 78);
-    }
-    int status;
-    waitpid(pid, &status, 0);
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 77) {
-      printf("errno=%d\n", EACCES);
-      return 3;
-    }
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 5;
-  } else if (!strcmp(api, "system")) {
-    int rc = system(cmd);
-    printf("system=%d\n", rc);
-    return rc == 0 ? 0 : 3;
-  } else if (!strcmp(api, "popen")) {
-    FILE* f = popen(cmd, "r");
-    if (f == NULL) { printf("errno=%d\n", errno); return 3; }
-    int rc = pclose(f);
-    printf("pclose=%d\n", rc);
-    return rc == 0 ? 0 : 3;
-  } else {
-    printf("unknown api %s\n", api);
-    return 6;
-  }
-  printf("errno=%d\n", errno);
-  return 3;
-}
-)";
 
 class ShimExecFamily : public ::testing::TestWithParam<const char*> {};
 
@@ -440,7 +309,7 @@ extends = "workspace-write"
 [commands]
 allow = ["touch @WS@/ok-*", "sh -c touch @WS@/ok-*"]
 )");
-  const std::string prog = box.CompileC("family", kExecFamily);
+  const std::string prog = box.CompileProgram("exec_family.c");
   const std::string ws = box.ws();
   const std::string ok = ws + "/ok-" + api;
   const std::string no = ws + "/no-" + api;
@@ -508,7 +377,7 @@ extends = "workspace-write"
 [commands]
 allow = ["sh *"]
 )");
-  const std::string prog = box.CompileC("family", kExecFamily);
+  const std::string prog = box.CompileProgram("exec_family.c");
   const std::string no = box.ws() + "/no-inner";
   for (const char* api : {"system", "popen"}) {
     ProcessResult r = box.Run({prog, api, no});
@@ -557,18 +426,7 @@ workspace_writable = true
   EXPECT_EQ(box.AuditLines().size(), 1u) << Dump(box);
 
   // Run directly as well, by execve from a C program.
-  const std::string prog = box.CompileC("run_script", R"(
-#include <errno.h>
-#include <stdio.h>
-#include <unistd.h>
-extern char** environ;
-int main(int argc, char** argv) {
-  char* args[] = {argv[1], NULL};
-  execve(argv[1], args, environ);
-  printf("errno=%d\n", errno);
-  return 3;
-}
-)");
+  const std::string prog = box.CompileProgram("exec_script.c");
   ProcessResult direct = box.Run({prog, ws + "/evil.sh"});
   EXPECT_EQ(direct.exit_code, 3) << Show(direct);
   EXPECT_EQ(direct.out, "errno=13\n") << Show(direct);
@@ -652,82 +510,7 @@ extends = "workspace-write"
 [commands]
 allow = ["touch @WS@/ok-*"]
 )");
-  const std::string prog = box.CompileC("threads", R"(
-#include <errno.h>
-#include <pthread.h>
-#include <spawn.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <sys/wait.h>
-#include <unistd.h>
-extern char** environ;
-#define THREADS 8
-#define ROUNDS 6
-static const char* ws;
-static pthread_barrier_t barrier;
-static int failures;
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void fail(const char* what, int t, int i, int status) {
-  pthread_mutex_lock(&lock);
-  printf("mismatch %s thread %d round %d status %d\n", what, t, i, status);
-  ++failures;
-  pthread_mutex_unlock(&lock);
-}
-
-static void* run(void* arg) {
-  int t = (int)(long)arg;
-  pthread_barrier_wait(&barrier);
-  for (int i = 0; i < ROUNDS; ++i) {
-    for (int allowed = 0; allowed < 2; ++allowed) {
-      char marker[4200];
-      snprintf(marker, sizeof(marker), "%s/%s-%d-%d", ws,
-               allowed ? "ok" : "no", t, i);
-      char* args[] = {"touch", marker, NULL};
-      pid_t pid = fork();
-      if (pid == 0) {
-        execv("/usr/bin/touch", args);
-        _exit(errno == EACCES ? 77 : 78);
-      }
-      int status = -1;
-      if (pid < 0 || waitpid(pid, &status, 0) != pid) {
-        fail("fork/wait", t, i, status);
-        continue;
-      }
-      int want = allowed ? 0 : 77;
-      if (!WIFEXITED(status) || WEXITSTATUS(status) != want) {
-        fail(allowed ? "allowed" : "denied", t, i, status);
-      }
-      /* and once through posix_spawn from the same threads */
-      snprintf(marker, sizeof(marker), "%s/%s-spawn-%d-%d", ws,
-               allowed ? "ok" : "no", t, i);
-      int rc = posix_spawn(&pid, "/usr/bin/touch", NULL, NULL, args, environ);
-      if (allowed) {
-        if (rc != 0 || waitpid(pid, &status, 0) != pid || status != 0) {
-          fail("spawn allowed", t, i, rc);
-        }
-      } else if (rc != EACCES) {
-        if (rc == 0) waitpid(pid, &status, 0);
-        fail("spawn denied", t, i, rc);
-      }
-    }
-  }
-  return NULL;
-}
-
-int main(int argc, char** argv) {
-  ws = argv[1];
-  pthread_t threads[THREADS];
-  pthread_barrier_init(&barrier, NULL, THREADS);
-  for (long t = 0; t < THREADS; ++t) {
-    pthread_create(&threads[t], NULL, run, (void*)t);
-  }
-  for (int t = 0; t < THREADS; ++t) pthread_join(threads[t], NULL);
-  printf("failures %d\n", failures);
-  return failures ? 1 : 0;
-}
-)",
-                                        {"-pthread"});
+  const std::string prog = box.CompileProgram("exec_threads.c", {"-pthread"});
   const std::string ws = box.ws();
   ProcessOptions options;
   options.timeout_seconds = 25;
@@ -762,19 +545,7 @@ TEST(ShimExec, SystemRunsItsShellUnderTheShimWhateverTheProgramDidToLdPreload) {
       "extends = \"read-only\"\n[filesystem]\nworkspace_writable = true\n"
       "deny = [\"@ROOT@/secret\"]\n");
   box.Write("secret", "TOPSECRET\n");
-  const std::string prog = box.CompileC("sys", R"C(
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-int main(int argc, char** argv) {
-  char bogus[4200];
-  snprintf(bogus, sizeof(bogus), "%s.x", getenv("KLAUNCH_SHIM"));
-  setenv("LD_PRELOAD", bogus, 1);  /* the shim's path as a prefix only */
-  char cmd[4200];
-  snprintf(cmd, sizeof(cmd), "cat %s", argv[1]);
-  return system(cmd) == 0 ? 0 : 1;
-}
-)C");
+  const std::string prog = box.CompileProgram("system_prefixed_preload.c");
   ProcessResult r = box.Run({prog, box.Path("secret")});
   EXPECT_THAT(r.out, Not(HasSubstr("TOPSECRET"))) << Show(r);
   EXPECT_THAT(box.RefusedTargets(), Contains(box.Path("secret"))) << Dump(box);
@@ -792,36 +563,7 @@ TEST(ShimExec, PosixSpawnFileActionsAreJudgedLikeOpens) {
       "deny = [\"@ROOT@/secret\"]\n");
   box.Write("secret", "TOPSECRET\n");
   box.Write("ws/ok.txt", "fine\n");
-  const std::string prog = box.CompileC("spawnfa", R"C(
-#include <fcntl.h>
-#include <spawn.h>
-#include <stdio.h>
-#include <sys/wait.h>
-extern char** environ;
-static int run(const char* in, const char* out) {
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  if (in) posix_spawn_file_actions_addopen(&fa, 0, in, O_RDONLY, 0);
-  if (out) posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  char* argv[] = {"cat", 0};
-  pid_t pid;
-  int r = posix_spawn(&pid, "/bin/cat", &fa, 0, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (r != 0) return r;
-  int status;
-  waitpid(pid, &status, 0);
-  return 0;
-}
-int main(int argc, char** argv) {
-  fflush(stdout);
-  int a = run(argv[1], 0);
-  int b = run("ok.txt", argv[2]);
-  int c = run("ok.txt", 0);
-  fflush(stdout);
-  printf("secret=%d outside=%d ok=%d\n", a, b, c);
-  return 0;
-}
-)C");
+  const std::string prog = box.CompileProgram("spawn_file_actions.c");
   const std::string outside = box.Path("made-by-spawn");
   ProcessResult r = box.Run({prog, box.Path("secret"), outside});
   EXPECT_THAT(r.out, Not(HasSubstr("TOPSECRET"))) << Show(r);

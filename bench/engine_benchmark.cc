@@ -33,17 +33,20 @@ Entry Rule(std::string value, std::string key) {
 void AddFiftyRules(Policy* p) {
   auto& fs = p->filesystem;
   for (int i = 0; i < 15; ++i) {
-    fs.read.push_back(Rule(absl::StrCat("/srv/data", i),
-                           absl::StrCat("filesystem.read[", fs.read.size(), "]")));
+    fs.read.push_back(
+        Rule(absl::StrCat("/srv/data", i),
+             absl::StrCat("filesystem.read[", fs.read.size(), "]")));
   }
   for (int i = 0; i < 10; ++i) {
-    fs.deny.push_back(Rule(absl::StrCat("**/secret", i, "*.key"),
-                           absl::StrCat("filesystem.deny[", fs.deny.size(), "]")));
+    fs.deny.push_back(
+        Rule(absl::StrCat("**/secret", i, "*.key"),
+             absl::StrCat("filesystem.deny[", fs.deny.size(), "]")));
   }
   auto& c = p->commands;
   for (int i = 0; i < 10; ++i) {
-    c.allow.push_back(Rule(absl::StrCat("tool", i, " run *"),
-                           absl::StrCat("commands.allow[", c.allow.size(), "]")));
+    c.allow.push_back(
+        Rule(absl::StrCat("tool", i, " run *"),
+             absl::StrCat("commands.allow[", c.allow.size(), "]")));
   }
   for (int i = 0; i < 5; ++i) {
     c.deny.push_back(Rule(absl::StrCat("tool", i, " run --unsafe*"),
@@ -51,8 +54,9 @@ void AddFiftyRules(Policy* p) {
   }
   auto& n = p->network;
   for (int i = 0; i < 10; ++i) {
-    n.allow.push_back(Rule(absl::StrCat("mirror", i, ".registry.example:443"),
-                           absl::StrCat("network.allow[", n.allow.size(), "]")));
+    n.allow.push_back(
+        Rule(absl::StrCat("mirror", i, ".registry.example:443"),
+             absl::StrCat("network.allow[", n.allow.size(), "]")));
   }
 }
 
@@ -71,7 +75,8 @@ const Engine& TheEngine() {
     AddFiftyRules(&*policy);
     absl::StatusOr<Engine> e = Engine::Create(*policy);
     if (!e.ok()) {
-      std::fprintf(stderr, "engine_benchmark: %s\n", e.status().ToString().c_str());
+      std::fprintf(stderr, "engine_benchmark: %s\n",
+                   e.status().ToString().c_str());
       std::exit(2);
     }
     return new Engine(*std::move(e));

@@ -37,14 +37,16 @@ std::string FormatAuditLine(const AuditEvent& e) {
   if (!e.run.empty()) AppendField(&out, "run", e.run);
   absl::StrAppend(&out, ",\"pid\":", e.pid);
   const std::pair<const char*, const std::string*> fields[] = {
-      {"exe", &e.exe},         {"op", &e.op},     {"target", &e.target},
-      {"access", &e.access},   {"verdict", &e.verdict},
-      {"rule", &e.rule},       {"message", &e.message},
-      {"layer", &e.layer}};
+      {"exe", &e.exe},         {"op", &e.op},           {"target", &e.target},
+      {"access", &e.access},   {"verdict", &e.verdict}, {"rule", &e.rule},
+      {"message", &e.message}, {"layer", &e.layer}};
   for (const auto& [name, value] : fields) AppendField(&out, name, *value);
   const std::pair<const char*, const std::string*> optional[] = {
-      {"command", &e.command}, {"program", &e.program}, {"cwd", &e.cwd},
-      {"policy", &e.policy},   {"policy_sha256", &e.policy_sha256},
+      {"command", &e.command},
+      {"program", &e.program},
+      {"cwd", &e.cwd},
+      {"policy", &e.policy},
+      {"policy_sha256", &e.policy_sha256},
       {"mode", &e.mode}};
   for (const auto& [name, value] : optional) {
     if (!value->empty()) AppendField(&out, name, *value);
@@ -83,8 +85,8 @@ namespace {
 
 // The request's fields, in order.
 std::string AuditEvent::*const kRequestFields[] = {
-    &AuditEvent::op,      &AuditEvent::target,  &AuditEvent::access,
-    &AuditEvent::verdict, &AuditEvent::rule,    &AuditEvent::message,
+    &AuditEvent::op,      &AuditEvent::target, &AuditEvent::access,
+    &AuditEvent::verdict, &AuditEvent::rule,   &AuditEvent::message,
     &AuditEvent::command, &AuditEvent::program};
 
 }  // namespace
@@ -129,7 +131,8 @@ absl::StatusOr<AuditEvent> ParseRecordRequest(absl::string_view bytes) {
     return absl::InvalidArgumentError(
         "record request: bytes after the last field");
   }
-  if (e.verdict != "deny" && e.verdict != "would_deny" && e.verdict != "allow") {
+  if (e.verdict != "deny" && e.verdict != "would_deny" &&
+      e.verdict != "allow") {
     return absl::InvalidArgumentError(
         "record request: a shim records only refusals and traced calls");
   }
@@ -176,9 +179,9 @@ int AppendAuditEvent(const AuditLog& log, AuditEvent event) {
 int AppendAuditLine(const std::string& log, const std::string& line) {
   // O_NONBLOCK: never waits for a lease (klaunch holds the log open for
   // the whole run, which keeps any lease off it).
-  const int fd = open(log.c_str(),
-                      O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK,
-                      0600);
+  const int fd =
+      open(log.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK,
+           0600);
   if (fd < 0) return errno;
   const ssize_t n = write(fd, line.data(), line.size());
   const int err = n < 0 ? errno : ENOSPC;

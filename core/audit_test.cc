@@ -1,20 +1,19 @@
-#include "core/audit_read.h"
-
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
-
 #include <random>
 
+#include "core/audit_read.h"
 #include "core/json.h"
 
 namespace klaunch {
 namespace {
 
 AuditEvent Sample() {
-  return AuditEvent{"2026-12-02T15:32:09.123Z", 42, "/usr/bin/cat", "open",
-                    "/tmp/a \"quoted\"\\\n\x01", "read", "deny",
-                    "filesystem.deny[0]", "read of x refused", "shim"};
+  return AuditEvent{
+      "2026-12-02T15:32:09.123Z",  42,     "/usr/bin/cat", "open",
+      "/tmp/a \"quoted\"\\\n\x01", "read", "deny",         "filesystem.deny[0]",
+      "read of x refused",         "shim"};
 }
 
 TEST(Audit, ALineIsOneJsonObjectOnOneLine) {
@@ -53,14 +52,16 @@ TEST(Audit, ATornOrForeignLineIsRejected) {
   const std::string line = FormatAuditLine(Sample());
   EXPECT_FALSE(ParseAuditLine(line.substr(0, line.size() / 2)).has_value());
   EXPECT_FALSE(ParseAuditLine("not json").has_value());
-  EXPECT_FALSE(ParseAuditLine(line.substr(0, line.size() - 1) + "x").has_value());
+  EXPECT_FALSE(
+      ParseAuditLine(line.substr(0, line.size() - 1) + "x").has_value());
 }
 
 std::string RandomName(std::mt19937* rng) {
   std::uniform_int_distribution<int> len(0, 40);
   std::uniform_int_distribution<int> byte(1, 255);  // a name holds no NUL
   std::string out;
-  for (int n = len(*rng); n > 0; --n) out.push_back(static_cast<char>(byte(*rng)));
+  for (int n = len(*rng); n > 0; --n)
+    out.push_back(static_cast<char>(byte(*rng)));
   return out;
 }
 
@@ -82,8 +83,8 @@ TEST(Audit, EveryRecordOfAnyBytesIsValidJsonAndReadsBackExactly) {
     not_utf8 += !IsUtf8(e.target);
     const std::string line = FormatAuditLine(e);
     ASSERT_EQ(line.find('\n'), line.size() - 1);
-    const nlohmann::json strict = nlohmann::json::parse(
-        line, nullptr, /*allow_exceptions=*/false);
+    const nlohmann::json strict =
+        nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
     ASSERT_TRUE(strict.is_object()) << line;
     std::optional<AuditEvent> back = ParseAuditLine(line);
     ASSERT_TRUE(back.has_value()) << line;
@@ -119,8 +120,7 @@ TEST(Audit, ARecordAToolReEncodedStillReads) {
   e.op = "start";
   e.argv = {"sh", "-c", "echo 'a b'"};
   const nlohmann::json j = nlohmann::json::parse(FormatAuditLine(e));
-  const std::string ascii =
-      j.dump(2, ' ', /*ensure_ascii=*/true);
+  const std::string ascii = j.dump(2, ' ', /*ensure_ascii=*/true);
   std::string one_line;
   for (char c : ascii) {
     if (c != '\n') one_line.push_back(c);

@@ -86,8 +86,8 @@ std::optional<LoaderCommandLine> ParseLoaderCommandLine(
       // A flag.
     } else if (has_value &&
                (word == "--library-path" || word == "--inhibit-rpath" ||
-                word == "--audit" || word == "--preload" ||
-                word == "--argv0" || word == "--glibc-hwcaps-prepend" ||
+                word == "--audit" || word == "--preload" || word == "--argv0" ||
+                word == "--glibc-hwcaps-prepend" ||
                 word == "--glibc-hwcaps-mask")) {
       ++i;  // the value, whatever it looks like
       if (word == "--argv0") argv0 = argv[i];
@@ -157,8 +157,8 @@ absl::StatusOr<CommandRule> CommandRule::Compile(Kind kind,
     options.set_log_errors(false);
     rule.re_ = std::make_unique<RE2>(std::string(text), options);
     if (!rule.re_->ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "bad RE2 pattern '", text, "': ", rule.re_->error()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("bad RE2 pattern '", text, "': ", rule.re_->error()));
     }
     rule.absolute_program_ = text.substr(0, 2) == "^/";
     return rule;
@@ -168,13 +168,14 @@ absl::StatusOr<CommandRule> CommandRule::Compile(Kind kind,
   rule.absolute_program_ = rule.program_[0] == '/';
   if (kind == Kind::kPrefix) {
     if (rule.program_.find('*') != std::string::npos) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "prefix '", text, "' holds a *; prefixes are whole words (use "
-          "commands.allow for globs)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("prefix '", text,
+                       "' holds a *; prefixes are whole words (use "
+                       "commands.allow for globs)"));
     }
     if (space != absl::string_view::npos) {
-      rule.words_ = absl::StrSplit(trimmed.substr(space + 1), ' ',
-                                   absl::SkipEmpty());
+      rule.words_ =
+          absl::StrSplit(trimmed.substr(space + 1), ' ', absl::SkipEmpty());
     }
   } else if (space != absl::string_view::npos) {
     rule.rest_ = std::string(trimmed.substr(space));

@@ -27,8 +27,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "absl/types/span.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 
 namespace re2 {
 class RE2;

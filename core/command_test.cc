@@ -379,8 +379,8 @@ namespace klaunch {
 namespace {
 
 TEST(CommandRule, AStarInAnAbsoluteProgramStaysWithinOneComponent) {
-  CommandRule r = *CommandRule::Compile(CommandRule::Kind::kGlob,
-                                        "/usr/bin/* --version");
+  CommandRule r =
+      *CommandRule::Compile(CommandRule::Kind::kGlob, "/usr/bin/* --version");
   EXPECT_TRUE(r.Matches("/usr/bin/git", {"git", "--version"}));
   EXPECT_FALSE(r.Matches("/usr/bin/sub/dir/evil", {"evil", "--version"}));
   EXPECT_FALSE(r.Matches("/usr/bin", {"bin", "--version"}));
@@ -398,7 +398,9 @@ TEST(InterpreterLine, TheInterpreterAndItsOneArgumentAreSplitAsTheKernelDoes) {
 }
 
 TEST(InterpreterLine, AFileWithoutAnInterpreterIsNoScript) {
-  EXPECT_FALSE(ParseInterpreterLine("\x7f" "ELF...").has_value());
+  EXPECT_FALSE(ParseInterpreterLine("\x7f"
+                                    "ELF...")
+                   .has_value());
   EXPECT_FALSE(ParseInterpreterLine("#! \n").has_value());
   EXPECT_FALSE(ParseInterpreterLine("#").has_value());
 }
@@ -476,8 +478,7 @@ TEST(LoaderProgram, TheLoaderRunsTheFirstWordAfterItsOptions) {
 }
 
 TEST(LoaderProgram, AnExecutableThatIsNoLoaderIsNothing) {
-  EXPECT_EQ(LoaderProgramIndex("/usr/bin/env", V{"env", "curl"}),
-            std::nullopt);
+  EXPECT_EQ(LoaderProgramIndex("/usr/bin/env", V{"env", "curl"}), std::nullopt);
   EXPECT_EQ(ParseLoaderCommandLine("/usr/bin/ldd", V{"ldd", "/bin/ls"}),
             std::nullopt);
 }
@@ -510,9 +511,9 @@ TEST(LoaderProgram, EachOptionWithAValueTakesTheNextWordWhateverItIs) {
 TEST(LoaderProgram, InhibitRpathTakesAValueSoItsValueIsNotTheProgram) {
   // The loader runs /tmp/evil here; reading --inhibit-rpath as a flag would
   // judge /usr/bin/true instead.
-  EXPECT_EQ(Program({"ld.so", "--inhibit-rpath", "/usr/bin/true", "/tmp/evil",
-                     "-x"}),
-            3u);
+  EXPECT_EQ(
+      Program({"ld.so", "--inhibit-rpath", "/usr/bin/true", "/tmp/evil", "-x"}),
+      3u);
 }
 
 TEST(LoaderProgram,
@@ -520,8 +521,7 @@ TEST(LoaderProgram,
   for (absl::string_view option :
        {"--library-path", "--inhibit-rpath", "--audit", "--preload", "--argv0",
         "--glibc-hwcaps-prepend", "--glibc-hwcaps-mask"}) {
-    EXPECT_EQ(Parse({"ld.so", option}).mode, LoaderMode::kUsageError)
-        << option;
+    EXPECT_EQ(Parse({"ld.so", option}).mode, LoaderMode::kUsageError) << option;
     EXPECT_EQ(Program({"ld.so", option}), std::nullopt) << option;
   }
 }
@@ -537,9 +537,9 @@ TEST(LoaderProgram, InhibitCacheIsAFlag) {
   EXPECT_EQ(Program({"ld.so", "--inhibit-cache", "/usr/bin/curl"}), 2u);
   EXPECT_EQ(Program({"ld.so", "--inhibit-cache", "--inhibit-cache", "curl"}),
             3u);
-  EXPECT_EQ(Program({"ld.so", "--library-path", "/x", "--inhibit-cache",
-                     "curl"}),
-            4u);
+  EXPECT_EQ(
+      Program({"ld.so", "--library-path", "/x", "--inhibit-cache", "curl"}),
+      4u);
 }
 
 TEST(LoaderProgram, DoubleDashIsAnUnknownOptionNotTheEndOfTheOptions) {
@@ -610,8 +610,7 @@ TEST(LoaderProgram, VersionStopsReadingWhereItStands) {
   // What follows it is not read: not even an unknown option.
   EXPECT_EQ(Parse({"ld.so", "--version", "--bogus"}).mode,
             LoaderMode::kVersion);
-  EXPECT_EQ(Parse({"ld.so", "--help", "--version"}).mode,
-            LoaderMode::kVersion);
+  EXPECT_EQ(Parse({"ld.so", "--help", "--version"}).mode, LoaderMode::kVersion);
   EXPECT_EQ(Parse({"ld.so", "--library-path", "/x", "--version"}).mode,
             LoaderMode::kVersion);
   // But an unknown option before it ends the reading first.

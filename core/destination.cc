@@ -83,8 +83,8 @@ Destination Unix(const SocketKind& s, AddressUse use, const void* bytes,
     return Refused(EINVAL, "not a Unix socket address");
   }
   const size_t path_len = len - offsetof(sockaddr_un, sun_path);
-  const char* path = static_cast<const char*>(bytes) +
-                     offsetof(sockaddr_un, sun_path);
+  const char* path =
+      static_cast<const char*>(bytes) + offsetof(sockaddr_un, sun_path);
   if (path_len == 0) {
     return use == AddressUse::kBind ? Of(Destination::kUnixUnnamed)
                                     : Refused(EINVAL, "an unnamed address");
@@ -106,8 +106,9 @@ Destination Ip(const SocketKind& s, AddressUse use, int flags,
   const int family = FamilyOf(bytes, len);
   if (use == AddressUse::kBind) return Of(Destination::kOwnPort);
   if (s.type != SOCK_STREAM && s.type != SOCK_DGRAM) {
-    return Refused(EPERM, "a raw or packet socket's destination is not "
-                          "what its address says");
+    return Refused(EPERM,
+                   "a raw or packet socket's destination is not "
+                   "what its address says");
   }
   const bool tcp = s.type == SOCK_STREAM;
   if (use == AddressUse::kSend && tcp && !(flags & MSG_FASTOPEN)) {
@@ -148,8 +149,8 @@ Destination Ip(const SocketKind& s, AddressUse use, int flags,
 
 }  // namespace
 
-Destination ReadDestination(const SocketKind& socket, AddressUse use,
-                            int flags, const void* bytes, size_t len) {
+Destination ReadDestination(const SocketKind& socket, AddressUse use, int flags,
+                            const void* bytes, size_t len) {
   switch (socket.family) {
     case AF_UNIX:
       return Unix(socket, use, bytes, len);

@@ -53,14 +53,14 @@ struct Destination {
   IpAddress ip;
   uint16_t port = 0;
   std::string name;
-  int error = 0;          // kRefused
-  std::string why;        // kRefused: why, for the record
+  int error = 0;    // kRefused
+  std::string why;  // kRefused: why, for the record
 };
 
 // `bytes`, `len`: the address as the call passes it (null or 0: none).
 // `flags`: the send's flags (MSG_FASTOPEN matters).
-Destination ReadDestination(const SocketKind& socket, AddressUse use,
-                            int flags, const void* bytes, size_t len);
+Destination ReadDestination(const SocketKind& socket, AddressUse use, int flags,
+                            const void* bytes, size_t len);
 
 }  // namespace klaunch
 

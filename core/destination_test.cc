@@ -125,9 +125,9 @@ TEST(Destination, AShortOrForeignAddressIsRefusedWithTheKernelsErrno) {
       ReadDestination(kUdp, AddressUse::kSend, 0, &other, sizeof(other)).error,
       EAFNOSUPPORT);
   const sockaddr_in6 v6 = In6("::1", 80);
-  EXPECT_EQ(ReadDestination(kUdp, AddressUse::kConnect, 0, &v6, sizeof(v6))
-                .error,
-            EAFNOSUPPORT);
+  EXPECT_EQ(
+      ReadDestination(kUdp, AddressUse::kConnect, 0, &v6, sizeof(v6)).error,
+      EAFNOSUPPORT);
   EXPECT_EQ(ReadDestination(kTcp6, AddressUse::kConnect, 0, &v6, 20).error,
             EINVAL);
 }
@@ -141,8 +141,8 @@ TEST(Destination, NoAddressIsThePeerForASendAndAnErrorForAConnect) {
 
 TEST(Destination, ARawSocketsAddressIsNeverTakenAtItsWord) {
   const sockaddr_in a = In("127.0.0.1", 53);
-  const Destination d = ReadDestination({AF_INET, SOCK_RAW},
-                                        AddressUse::kSend, 0, &a, sizeof(a));
+  const Destination d =
+      ReadDestination({AF_INET, SOCK_RAW}, AddressUse::kSend, 0, &a, sizeof(a));
   EXPECT_EQ(d.kind, Destination::kRefused);
 }
 
@@ -173,10 +173,10 @@ TEST(Destination, AUnixStreamSendGoesToItsPeerWhateverNameItCarries) {
   a.sun_family = AF_UNIX;
   std::strcpy(a.sun_path, "/elsewhere");
   for (int type : {SOCK_STREAM, SOCK_SEQPACKET}) {
-    EXPECT_EQ(ReadDestination({AF_UNIX, type}, AddressUse::kSend, 0, &a,
-                              sizeof(a))
-                  .kind,
-              Destination::kPeer);
+    EXPECT_EQ(
+        ReadDestination({AF_UNIX, type}, AddressUse::kSend, 0, &a, sizeof(a))
+            .kind,
+        Destination::kPeer);
   }
 }
 

@@ -14,6 +14,7 @@
 // policy, the query and both answers.
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -22,8 +23,6 @@
 #include <memory>
 #include <optional>
 #include <random>
-#include <sys/stat.h>
-
 #include <string>
 #include <utility>
 #include <vector>
@@ -909,10 +908,9 @@ TEST(Differential, TheEngineJudgesPathsAndCommandsAsTheDocumentedRulesDo) {
   for (int64_t v : tally.verdicts) EXPECT_GT(v, 5000);
   for (const char* rule :
        {"workspace", "filesystem.read", "filesystem.write", "filesystem.deny",
-        "filesystem.read_only",
-        "filesystem.stat", "filesystem.unlisted", "commands.allow_prefixes",
-        "commands.allow", "commands.allow_patterns", "commands.deny",
-        "commands.unlisted"}) {
+        "filesystem.read_only", "filesystem.stat", "filesystem.unlisted",
+        "commands.allow_prefixes", "commands.allow", "commands.allow_patterns",
+        "commands.deny", "commands.unlisted"}) {
     EXPECT_GT(tally.rules[rule], 500) << rule;
   }
 }

@@ -16,7 +16,8 @@ void AppendList(std::string* out, absl::string_view name,
   absl::StrAppend(out, name, " = [\n");
   for (const Entry& entry : entries) {
     absl::StrAppend(out, "  ", TomlQuote(entry.value), ",");
-    if (!entry.preset.empty()) absl::StrAppend(out, "  # preset ", entry.preset);
+    if (!entry.preset.empty())
+      absl::StrAppend(out, "  # preset ", entry.preset);
     absl::StrAppend(out, "\n");
   }
   absl::StrAppend(out, "]\n");
@@ -73,9 +74,11 @@ void AppendProgramSections(std::string* out, const Policy& p) {
                       TomlQuote(UnlistedName(*ps.unlisted_writes)), "\n");
     }
     absl::StrAppend(out, head, ".commands]\n");
-    if (ps.allow_prefixes) AppendList(out, "allow_prefixes", *ps.allow_prefixes);
+    if (ps.allow_prefixes)
+      AppendList(out, "allow_prefixes", *ps.allow_prefixes);
     if (ps.allow) AppendList(out, "allow", *ps.allow);
-    if (ps.allow_patterns) AppendList(out, "allow_patterns", *ps.allow_patterns);
+    if (ps.allow_patterns)
+      AppendList(out, "allow_patterns", *ps.allow_patterns);
     AppendList(out, "deny", ps.command_deny);
     if (ps.unlisted) {
       absl::StrAppend(out, "unlisted = ", TomlQuote(UnlistedName(*ps.unlisted)),
@@ -84,8 +87,8 @@ void AppendProgramSections(std::string* out, const Policy& p) {
     absl::StrAppend(out, head, ".network]\n");
     if (ps.network_allow) AppendList(out, "allow", *ps.network_allow);
     if (ps.unix_abstract) {
-      absl::StrAppend(out, "unix_abstract = ",
-                      *ps.unix_abstract ? "true" : "false", "\n");
+      absl::StrAppend(
+          out, "unix_abstract = ", *ps.unix_abstract ? "true" : "false", "\n");
     }
     absl::StrAppend(out, head, ".env]\n");
     if (ps.env_keep) AppendList(out, "keep", *ps.env_keep);
@@ -96,8 +99,9 @@ std::string EffectiveToml(const Policy& p) {
   std::string out = absl::StrCat(
       "# Effective policy: preset \"", p.base,
       "\" expanded, paths absolute.\nversion = 1\nextends = \"none\"\nmode = ",
-      TomlQuote(ModeName(p.mode)), "\n\n[filesystem]\nworkspace = ",
-      TomlQuote(p.filesystem.workspace.value), "\nworkspace_writable = ",
+      TomlQuote(ModeName(p.mode)),
+      "\n\n[filesystem]\nworkspace = ", TomlQuote(p.filesystem.workspace.value),
+      "\nworkspace_writable = ",
       p.filesystem.workspace_writable ? "true" : "false", "\n");
   AppendList(&out, "read", p.filesystem.read);
   AppendList(&out, "write", p.filesystem.write);
@@ -110,7 +114,8 @@ std::string EffectiveToml(const Policy& p) {
   AppendList(&out, "allow", p.commands.allow);
   AppendList(&out, "allow_patterns", p.commands.allow_patterns);
   AppendList(&out, "deny", p.commands.deny);
-  absl::StrAppend(&out, "unlisted = ", TomlQuote(UnlistedName(p.commands.unlisted)),
+  absl::StrAppend(&out,
+                  "unlisted = ", TomlQuote(UnlistedName(p.commands.unlisted)),
                   "\n\n[network]\n");
   AppendList(&out, "allow", p.network.allow);
   absl::StrAppend(&out, "unix_abstract = ",
@@ -133,9 +138,9 @@ std::string EffectiveToml(const Policy& p) {
   // that loading this form again looks nothing up.
   absl::StrAppend(&out, "\n[resolved]\n");
   std::vector<const Entry*> paths = {&p.filesystem.workspace};
-  for (const auto* list : {&p.filesystem.read, &p.filesystem.write,
-                           &p.filesystem.deny, &p.filesystem.read_only,
-                           &p.klaunch.read_only}) {
+  for (const auto* list :
+       {&p.filesystem.read, &p.filesystem.write, &p.filesystem.deny,
+        &p.filesystem.read_only, &p.klaunch.read_only}) {
     for (const Entry& e : *list) paths.push_back(&e);
   }
   for (const ProgramSection& ps : p.programs) {

@@ -11,8 +11,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/policy.h"
 #include "absl/strings/string_view.h"
+#include "core/policy.h"
 
 namespace klaunch {
 

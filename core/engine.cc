@@ -105,7 +105,8 @@ absl::Status CompilePaths(const std::vector<Entry>& entries, PathList* out) {
   std::vector<const PathPattern*> patterns;
   for (size_t i = 0; i < out->rules.size(); ++i) {
     const PathRule& r = out->rules[i];
-    for (const PathPattern* p : {&r.pattern, r.resolved ? &*r.resolved : nullptr}) {
+    for (const PathPattern* p :
+         {&r.pattern, r.resolved ? &*r.resolved : nullptr}) {
       if (p == nullptr) continue;
       if (p->is_literal()) {
         out->literal.try_emplace(p->text(), i);
@@ -389,11 +390,10 @@ Decision Engine::OwnCheckPath(Access access, absl::string_view raw_path) const {
   }
   const absl::string_view what = AccessName(access);
   if (const PathRule* rule = c_->deny.First(path)) {
-    return Decision{
-        Verdict::kDeny, rule->entry->key,
-        absl::StrCat(what, " of ", path, " refused by ", rule->entry->key,
-                     " (", Quoted(*rule->entry),
-                     "): deny entries win over every allow")};
+    return Decision{Verdict::kDeny, rule->entry->key,
+                    absl::StrCat(what, " of ", path, " refused by ",
+                                 rule->entry->key, " (", Quoted(*rule->entry),
+                                 "): deny entries win over every allow")};
   }
   if (access == Access::kStat) return Allow(kStatRule);
   if (access == Access::kWrite) {
@@ -438,9 +438,8 @@ Decision Engine::OwnCheckPath(Access access, absl::string_view raw_path) const {
     }
     return Decision{
         Verdict::kDeny, kPathUnlisted,
-        absl::StrCat(what, " of ", path,
-                     " refused: no rule admits it; add \"", path,
-                     "\" to filesystem.read to allow it")};
+        absl::StrCat(what, " of ", path, " refused: no rule admits it; add \"",
+                     path, "\" to filesystem.read to allow it")};
   }
   // A write that no writable root admits: say why, naming what makes the
   // path read-only when something does. Under unlisted_writes = "ask" it is
@@ -463,22 +462,21 @@ Decision Engine::OwnCheckPath(Access access, absl::string_view raw_path) const {
                      Quoted(*rule->entry), ") admits only reading; add \"",
                      path, "\" to filesystem.write to allow it")};
   }
-  return Decision{unlisted, kPathUnlisted,
-                  absl::StrCat("write of ", path,
-                               " refused: no rule admits it; add \"", path,
-                               "\" to filesystem.write to allow it")};
+  return Decision{
+      unlisted, kPathUnlisted,
+      absl::StrCat("write of ", path, " refused: no rule admits it; add \"",
+                   path, "\" to filesystem.write to allow it")};
 }
 
-Decision Engine::OwnCheckDeniedCommand(
-    absl::string_view executable, absl::Span<const absl::string_view> argv,
-    absl::string_view target) const {
+Decision Engine::OwnCheckDeniedCommand(absl::string_view executable,
+                                       absl::Span<const absl::string_view> argv,
+                                       absl::string_view target) const {
   return CheckCommandDeny(executable, argv, target, {});
 }
 
 Decision Engine::CheckCommandDeny(
     absl::string_view executable, absl::Span<const absl::string_view> argv,
-    absl::string_view target,
-    absl::Span<const absl::string_view> links) const {
+    absl::string_view target, absl::Span<const absl::string_view> links) const {
   for (const auto& [entry, rule] : c_->command_deny) {
     // Deny rules hold wherever the executable lies, whatever argv[0] says and
     // whichever of its names it was run by.
@@ -488,18 +486,17 @@ Decision Engine::CheckCommandDeny(
     if (hit) {
       return Decision{
           Verdict::kDeny, entry->key,
-          absl::StrCat("exec of `", CommandLineText(executable, argv),
-                       "` (", executable, ") refused by ", entry->key, " (",
+          absl::StrCat("exec of `", CommandLineText(executable, argv), "` (",
+                       executable, ") refused by ", entry->key, " (",
                        Quoted(*entry), "): deny entries win over every allow")};
     }
   }
   return Allow("commands.deny");
 }
 
-Decision Engine::OwnCheckCommand(absl::string_view executable,
-                              absl::Span<const absl::string_view> argv,
-                              absl::string_view target,
-                              absl::Span<const absl::string_view> links) const {
+Decision Engine::OwnCheckCommand(
+    absl::string_view executable, absl::Span<const absl::string_view> argv,
+    absl::string_view target, absl::Span<const absl::string_view> links) const {
   if (target == executable) target = {};
   Decision path =
       OwnCheckPath(Access::kExec, target.empty() ? executable : target);
@@ -531,8 +528,8 @@ Decision Engine::OwnCheckCommand(absl::string_view executable,
   const std::string line = CommandLineText(executable, argv);
   std::string message =
       shadowed != nullptr
-          ? absl::StrCat("exec of `", line, "` (", executable, ") refused: ",
-                         shadowed->key, " (", Quoted(*shadowed),
+          ? absl::StrCat("exec of `", line, "` (", executable,
+                         ") refused: ", shadowed->key, " (", Quoted(*shadowed),
                          ") names the program by bare name, but ", executable,
                          " lies in a writable root, where the sandbox could "
                          "have put it; name it by its absolute path to allow "
@@ -547,7 +544,7 @@ Decision Engine::OwnCheckCommand(absl::string_view executable,
 }
 
 Decision Engine::OwnCheckConnect(const IpAddress& address, uint16_t port,
-                              absl::string_view hostname) const {
+                                 absl::string_view hostname) const {
   // A "name" that is an address literal tells nothing more than the address.
   if (IpAddress::Parse(hostname)) hostname = {};
   for (const auto& [entry, rule] : c_->network) {
@@ -559,8 +556,8 @@ Decision Engine::OwnCheckConnect(const IpAddress& address, uint16_t port,
   const std::string target =
       hostname.empty() ? absl::StrCat(addr, ":", port)
                        : absl::StrCat(hostname, ":", port, " (", addr, ")");
-  const std::string key = absl::StrCat(hostname.empty() ? addr : hostname, ":",
-                                       port);
+  const std::string key =
+      absl::StrCat(hostname.empty() ? addr : hostname, ":", port);
   return Decision{Verdict::kDeny, kNetworkUnlisted,
                   absl::StrCat("connect to ", target,
                                " refused: no network rule admits it; add \"",

@@ -36,12 +36,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "core/command.h"
 #include "core/network.h"
 #include "core/path.h"
 #include "core/policy.h"
-#include "absl/strings/string_view.h"
 
 namespace klaunch {
 

@@ -69,14 +69,16 @@ unlisted_writes = "ask"
                            "/nonexistent-ws/proj/gen/x.lock"}) {
     Decision d = e.CheckPath(Access::kWrite, path);
     EXPECT_EQ(d.verdict, Verdict::kDeny) << path;
-    EXPECT_THAT(std::string(d.rule), ::testing::StartsWith("filesystem.read_only[")) << path;
+    EXPECT_THAT(std::string(d.rule),
+                ::testing::StartsWith("filesystem.read_only["))
+        << path;
     EXPECT_THAT(d.message, HasSubstr("read_only entries are never written"));
   }
   EXPECT_EQ(e.CheckPath(Access::kReadWrite, "/scratch/keep/a").verdict,
             Verdict::kDeny);
   EXPECT_TRUE(e.CheckPath(Access::kWrite, "/scratch/other").allowed());
-  EXPECT_TRUE(e.CheckPath(Access::kWrite, "/nonexistent-ws/proj/gen/x.c")
-                  .allowed());
+  EXPECT_TRUE(
+      e.CheckPath(Access::kWrite, "/nonexistent-ws/proj/gen/x.c").allowed());
   // Moving a directory above the entry would carry it out from under it.
   EXPECT_FALSE(e.CheckMove("/scratch").allowed());
   EXPECT_TRUE(e.CheckMove("/scratch/other").allowed());
@@ -121,16 +123,16 @@ TEST(PathRules, WorkspaceWriteKeepsTheWorkspacesGitHooksAndConfigAndRcFiles) {
   Engine lifted = load(
       "extends = \"workspace-write\"\n[filesystem]\npreset_read_only = "
       "false\n");
-  EXPECT_TRUE(
-      lifted.CheckPath(Access::kWrite, ws + "/.git/hooks/pre-commit").allowed());
+  EXPECT_TRUE(lifted.CheckPath(Access::kWrite, ws + "/.git/hooks/pre-commit")
+                  .allowed());
   rmdir((ws + "/.git").c_str());
   rmdir(dir);
 }
 
 TEST(PathRules, TheWorkspaceAdmitsReadWriteAndExec) {
   Engine e = MustLoad(kBase);
-  for (Access a : {Access::kRead, Access::kWrite, Access::kExec,
-                   Access::kStat}) {
+  for (Access a :
+       {Access::kRead, Access::kWrite, Access::kExec, Access::kStat}) {
     Decision d = e.CheckPath(a, "/nonexistent-ws/proj/src/main.py");
     EXPECT_TRUE(d.allowed()) << AccessName(a) << ": " << d.message;
   }
@@ -194,19 +196,18 @@ TEST(PathRules, StatIsRefusedOnlyByDeny) {
 
 TEST(PathRules, DotDotCannotStepOutOfAnAllowedRoot) {
   Engine e = MustLoad(kBase);
-  EXPECT_FALSE(
-      e.CheckPath(Access::kRead, "/usr/../etc/shadow").allowed());
+  EXPECT_FALSE(e.CheckPath(Access::kRead, "/usr/../etc/shadow").allowed());
   EXPECT_FALSE(
       e.CheckPath(Access::kWrite, "/scratch/../usr/bin/python3").allowed());
-  EXPECT_FALSE(e.CheckPath(Access::kRead,
-                           "/nonexistent-ws/proj/../../../etc/shadow")
-                   .allowed());
+  EXPECT_FALSE(
+      e.CheckPath(Access::kRead, "/nonexistent-ws/proj/../../../etc/shadow")
+          .allowed());
   // And `..` cannot smuggle a path out from under a deny entry either.
   EXPECT_FALSE(
       e.CheckPath(Access::kRead, "/usr/lib/../secret/token").allowed());
-  EXPECT_FALSE(e.CheckPath(Access::kStat,
-                           "/nonexistent-home/me/x/../.ssh//./id_rsa")
-                   .allowed());
+  EXPECT_FALSE(
+      e.CheckPath(Access::kStat, "/nonexistent-home/me/x/../.ssh//./id_rsa")
+          .allowed());
 }
 
 TEST(PathRules, APrefixOfARootsNameIsNotInsideIt) {
@@ -323,7 +324,8 @@ unlisted_writes = "ask"
 TEST(PathRules, WorkspaceWriteMakesTheTempDirectoryWritable) {
   Engine e = MustLoad(R"(extends = "workspace-write")");
   EXPECT_TRUE(e.CheckPath(Access::kWrite, "/tmp/x").allowed());
-  EXPECT_TRUE(e.CheckPath(Access::kRead, "/usr/lib/python3.11/os.py").allowed());
+  EXPECT_TRUE(
+      e.CheckPath(Access::kRead, "/usr/lib/python3.11/os.py").allowed());
   EXPECT_TRUE(e.CheckPath(Access::kRead, "/etc/ld.so.cache").allowed());
   EXPECT_FALSE(e.CheckPath(Access::kRead, "/etc/shadow").allowed());
   EXPECT_FALSE(
@@ -346,8 +348,7 @@ TEST(PathRules, FullAccessAdmitsEverything) {
   Engine e = MustLoad(R"(extends = "full-access")");
   EXPECT_TRUE(e.CheckPath(Access::kWrite, "/etc/shadow").allowed());
   EXPECT_TRUE(e.CheckCommand("/usr/bin/rm", {"rm", "-rf", "/x"}).allowed());
-  EXPECT_TRUE(
-      e.CheckConnect(*IpAddress::Parse("10.1.2.3"), 22, "").allowed());
+  EXPECT_TRUE(e.CheckConnect(*IpAddress::Parse("10.1.2.3"), 22, "").allowed());
 }
 
 TEST(PathRules, AUserDenyStillWinsOverFullAccess) {
@@ -390,8 +391,8 @@ TEST(CommandRules, AGlobIsAnchoredAtBothEnds) {
       e.CheckCommand("/usr/bin/python3", {"python3", "x.py"}).allowed());
   EXPECT_FALSE(
       e.CheckCommand("/usr/bin/sudo", {"sudo", "python3", "x.py"}).allowed());
-  EXPECT_FALSE(e.CheckCommand("/usr/bin/python3.11", {"python3.11", "x.py"})
-                   .allowed());
+  EXPECT_FALSE(
+      e.CheckCommand("/usr/bin/python3.11", {"python3.11", "x.py"}).allowed());
 }
 
 TEST(CommandRules, DenyWinsOverEveryAllow) {
@@ -423,10 +424,9 @@ TEST(CommandRules, ABareNameRuleIsNotSatisfiedByAWritableExecutable) {
   EXPECT_EQ(planted.verdict, Verdict::kDeny);
   EXPECT_EQ(planted.rule, "commands.allow[0]");
   EXPECT_THAT(planted.message, HasSubstr("writable root"));
+  EXPECT_FALSE(e.CheckCommand("/scratch/bin/git", {"git", "status"}).allowed());
   EXPECT_FALSE(
-      e.CheckCommand("/scratch/bin/git", {"git", "status"}).allowed());
-  EXPECT_FALSE(e.CheckCommand("/scratch/pip", {"pip", "install", "x"})
-                   .allowed());
+      e.CheckCommand("/scratch/pip", {"pip", "install", "x"}).allowed());
 }
 
 TEST(CommandRules, AnAbsoluteRuleMatchesThatPathOnly) {
@@ -440,9 +440,8 @@ allow = ["/opt/tool/bin/run *", "/nonexistent-ws/proj/build.sh"]
   EXPECT_TRUE(e.CheckCommand("/opt/tool/bin/run", {"run", "x"}).allowed());
   EXPECT_FALSE(e.CheckCommand("/opt/other/run", {"run", "x"}).allowed());
   // Naming a workspace script by its path is how to allow it.
-  EXPECT_TRUE(
-      e.CheckCommand("/nonexistent-ws/proj/build.sh", {"./build.sh"})
-          .allowed());
+  EXPECT_TRUE(e.CheckCommand("/nonexistent-ws/proj/build.sh", {"./build.sh"})
+                  .allowed());
 }
 
 TEST(CommandRules, APatternIsSearchedInTheCommandLine) {
@@ -469,13 +468,11 @@ TEST(CommandRules, AnUnlistedCommandFollowsUnlisted) {
   EXPECT_EQ(d.rule, "commands.unlisted");
   EXPECT_THAT(d.message, HasSubstr("commands.allow"));
   Engine ask = MustLoad(std::string(kCommands) + "unlisted = \"ask\"\n");
-  EXPECT_EQ(ask.CheckCommand("/usr/bin/curl", {"curl"}).verdict,
-            Verdict::kAsk);
+  EXPECT_EQ(ask.CheckCommand("/usr/bin/curl", {"curl"}).verdict, Verdict::kAsk);
   Engine allow = MustLoad(std::string(kCommands) + "unlisted = \"allow\"\n");
   EXPECT_TRUE(allow.CheckCommand("/usr/bin/curl", {"curl"}).allowed());
   // Deny still wins under "allow".
-  EXPECT_FALSE(
-      allow.CheckCommand("/usr/bin/git", {"git", "push"}).allowed());
+  EXPECT_FALSE(allow.CheckCommand("/usr/bin/git", {"git", "push"}).allowed());
 }
 
 TEST(CommandRules, APresetLetsCommandsThroughUntilTheFileListsSome) {
@@ -515,12 +512,11 @@ TEST(NetworkRules, AnAddressWithoutANameIsJudgedByCidrOnly) {
       e.CheckConnect(*IpAddress::Parse("151.101.0.223"), 443, "").allowed());
   EXPECT_TRUE(
       e.CheckConnect(*IpAddress::Parse("10.200.1.1"), 22, "").allowed());
-  EXPECT_FALSE(
-      e.CheckConnect(*IpAddress::Parse("11.0.0.1"), 22, "").allowed());
+  EXPECT_FALSE(e.CheckConnect(*IpAddress::Parse("11.0.0.1"), 22, "").allowed());
   // A "name" that is itself an address literal is no name at all.
-  EXPECT_FALSE(e.CheckConnect(*IpAddress::Parse("151.101.0.223"), 443,
-                              "151.101.0.223")
-                   .allowed());
+  EXPECT_FALSE(
+      e.CheckConnect(*IpAddress::Parse("151.101.0.223"), 443, "151.101.0.223")
+          .allowed());
 }
 
 TEST(NetworkRules, LoopbackIsAdmittedOnlyWhenListed) {
@@ -539,14 +535,12 @@ TEST(NetworkRules, LoopbackIsAdmittedOnlyWhenListed) {
 
 TEST(NetworkRules, AMappedAddressIsJudgedAsTheIpv4ItCarries) {
   Engine e = MustLoad(kNetwork);
-  EXPECT_TRUE(e.CheckConnect(*IpAddress::Parse("::ffff:10.1.1.1"), 5, "")
-                  .allowed());
+  EXPECT_TRUE(
+      e.CheckConnect(*IpAddress::Parse("::ffff:10.1.1.1"), 5, "").allowed());
   EXPECT_TRUE(e.CheckConnect(*IpAddress::Parse("::ffff:127.0.0.1"), 8080, "")
                   .allowed());
-  EXPECT_TRUE(
-      e.CheckConnect(*IpAddress::Parse("fd00:1::5"), 53, "").allowed());
-  EXPECT_FALSE(
-      e.CheckConnect(*IpAddress::Parse("fd01::5"), 53, "").allowed());
+  EXPECT_TRUE(e.CheckConnect(*IpAddress::Parse("fd00:1::5"), 53, "").allowed());
+  EXPECT_FALSE(e.CheckConnect(*IpAddress::Parse("fd01::5"), 53, "").allowed());
 }
 
 TEST(NetworkRules, AbstractUnixSocketsAreClosedUnlessOpened) {
@@ -559,8 +553,7 @@ TEST(NetworkRules, AbstractUnixSocketsAreClosedUnlessOpened) {
 TEST(Engine, AuditModeDoesNotChangeTheDecision) {
   Engine e = MustLoad(std::string("mode = \"audit\"\n") + kBase);
   EXPECT_TRUE(e.audit());
-  EXPECT_EQ(e.CheckPath(Access::kRead, "/etc/shadow").verdict,
-            Verdict::kDeny);
+  EXPECT_EQ(e.CheckPath(Access::kRead, "/etc/shadow").verdict, Verdict::kDeny);
   EXPECT_FALSE(MustLoad(kBase).audit());
 }
 
@@ -626,8 +619,8 @@ deny = ["rm *"]
 
 TEST(CommandRules, ABareNameRuleNeedsTheLinksTargetOutsideWritableRootsToo) {
   Engine e = MustLoad(kCommands);
-  Decision d = e.CheckCommand("/usr/bin/python3", {"python3", "x"},
-                              "/scratch/python3");
+  Decision d =
+      e.CheckCommand("/usr/bin/python3", {"python3", "x"}, "/scratch/python3");
   EXPECT_EQ(d.verdict, Verdict::kDeny);
   EXPECT_THAT(d.message, HasSubstr("writable root"));
 }

@@ -12,8 +12,8 @@ using ::testing::ElementsAre;
 using ::testing::UnorderedElementsAre;
 
 Policy Load(absl::string_view toml) {
-  absl::StatusOr<Policy> p = LoadPolicyText(
-      toml, "p.toml", LoadContext{"/ws", "/home/me", ""});
+  absl::StatusOr<Policy> p =
+      LoadPolicyText(toml, "p.toml", LoadContext{"/ws", "/home/me", ""});
   EXPECT_TRUE(p.ok()) << p.status();
   return *p;
 }
@@ -41,9 +41,9 @@ set = { PATH = "/opt/bin" }
 
 TEST(Environment, TheDefaultSetKeepsTheBasicsAndDropsSecrets) {
   Policy p = Load("");
-  EXPECT_THAT(BuildEnvironment(p, {"HOME=/root", "GITHUB_TOKEN=t",
-                                   "TERM=xterm", "LANG=C.UTF-8",
-                                   "SSH_AUTH_SOCK=/tmp/a", "=broken", "junk"}),
+  EXPECT_THAT(BuildEnvironment(p, {"HOME=/root", "GITHUB_TOKEN=t", "TERM=xterm",
+                                   "LANG=C.UTF-8", "SSH_AUTH_SOCK=/tmp/a",
+                                   "=broken", "junk"}),
               ElementsAre("HOME=/root", "TERM=xterm", "LANG=C.UTF-8"));
 }
 

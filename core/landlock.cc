@@ -194,8 +194,8 @@ bool GrantAround(int ruleset, int dir, const std::string& path,
                  std::string* why) {
   if (const uint64_t list = access & landlock::kReadDir & handled; list != 0) {
     if (AddPathRule(ruleset, dir, list) != 0) {
-      *why = absl::StrCat("landlock_add_rule for ", path, ": ",
-                          strerror(errno));
+      *why =
+          absl::StrCat("landlock_add_rule for ", path, ": ", strerror(errno));
       return false;
     }
   }
@@ -205,8 +205,8 @@ bool GrantAround(int ruleset, int dir, const std::string& path,
     return false;
   }
   if (names.size() > kMaxEntriesPerLevel) {
-    *why = absl::StrCat(path, " has more than ", kMaxEntriesPerLevel,
-                        " entries");
+    *why =
+        absl::StrCat(path, " has more than ", kMaxEntriesPerLevel, " entries");
     return false;
   }
   for (const std::string& name : names) {
@@ -315,8 +315,8 @@ bool ExpandRule(int ruleset, LandlockPlan::PathRule& r, int object,
     if (found) {
       // An open, not fstatat: in the shim (a section's ruleset) an open is
       // its own, where a look would be judged as the program's, and refused.
-      const int entry = openat(dir, parts.back().c_str(),
-                               O_PATH | O_NOFOLLOW | O_CLOEXEC);
+      const int entry =
+          openat(dir, parts.back().c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC);
       found = entry >= 0;
       if (found) close(entry);
     }
@@ -352,16 +352,19 @@ bool ExpandRule(int ruleset, LandlockPlan::PathRule& r, int object,
     close_dirs();
     return false;
   }
-  const std::string left = absl::StrCat(
-      "so ", absl::StrJoin(kept, ", "), " stay readable to a program that gets "
-      "past the shim and the supervisor, which refuse them");
+  const std::string left =
+      absl::StrCat("so ", absl::StrJoin(kept, ", "),
+                   " stay readable to a program that gets "
+                   "past the shim and the supervisor, which refuse them");
   for (int d : dirs) {
     if (d < 0 || writes.Meets(d)) {
       close_dirs();
       plan->approximations.push_back(absl::StrCat(
-          r.key, " (\"", r.path, "\") is granted whole: an object granted "
+          r.key, " (\"", r.path,
+          "\") is granted whole: an object granted "
           "writing lies at, above or below a directory it would be granted "
-          "entry by entry in, where nothing could then be made; ", left));
+          "entry by entry in, where nothing could then be made; ",
+          left));
       return false;
     }
   }
@@ -389,8 +392,8 @@ bool ExpandRule(int ruleset, LandlockPlan::PathRule& r, int object,
 }  // namespace
 
 int LandlockAbi() {
-  const long abi = syscall(SYS_landlock_create_ruleset, nullptr, 0,
-                           kCreateRulesetVersion);
+  const long abi =
+      syscall(SYS_landlock_create_ruleset, nullptr, 0, kCreateRulesetVersion);
   int usable = abi < 0 ? 0 : static_cast<int>(abi);
   // Tests only: what klaunch does on a kernel with an older Landlock, or
   // none (scripts/attack-matrix). It can only lower the ABI.
@@ -409,7 +412,8 @@ LandlockPlan PlanLandlock(const Policy& policy, int abi,
   LandlockPlan plan;
   plan.abi = abi;
   plan.handled_fs = landlock::HandledFs(abi);
-  const uint64_t read = landlock::kExecute | landlock::kReadFile | landlock::kReadDir;
+  const uint64_t read =
+      landlock::kExecute | landlock::kReadFile | landlock::kReadDir;
   if (policy.filesystem.unlisted_writes == Unlisted::kAsk) {
     // A ruleset cannot grow once applied, and the user may admit a write
     // anywhere the deny entries do not cover.
@@ -420,7 +424,8 @@ LandlockPlan PlanLandlock(const Policy& policy, int abi,
         "the shim and the supervisor do");
   }
   uint64_t write = plan.handled_fs;
-  if (!SystemAllows(policy, "devices")) write &= ~(landlock::kMakeChar | landlock::kMakeBlock);
+  if (!SystemAllows(policy, "devices"))
+    write &= ~(landlock::kMakeChar | landlock::kMakeBlock);
 
   bool proc_widened = false;
   auto add = [&](const Entry& e, uint64_t access, bool write_root) {
@@ -453,9 +458,9 @@ LandlockPlan PlanLandlock(const Policy& policy, int abi,
           for (const std::string& rf : Spellings(path, rule.resolved)) {
             if (df == rf || !PathIsWithin(df, rf)) continue;
             const std::string kept = Join(path, Below(df, rf));
-            const bool known = std::any_of(
-                rule.keep_out.begin(), rule.keep_out.end(),
-                [&](const auto& k) { return k.path == kept; });
+            const bool known =
+                std::any_of(rule.keep_out.begin(), rule.keep_out.end(),
+                            [&](const auto& k) { return k.path == kept; });
             if (!known) rule.keep_out.push_back({kept, d.key, d.value});
           }
         }
@@ -495,9 +500,12 @@ LandlockPlan PlanLandlock(const Policy& policy, int abi,
       }
       plan.approximations.push_back(absl::StrCat(
           r.key, " (\"", r.path, "\") is granted whole: ", w.key, " (\"",
-          w.path, "\"), granted writing, lies at or above a directory it "
+          w.path,
+          "\"), granted writing, lies at or above a directory it "
           "would be granted entry by entry in, and its rights reach "
-          "everything below; so ", absl::StrJoin(denied, ", "), " inside it stay "
+          "everything below; so ",
+          absl::StrJoin(denied, ", "),
+          " inside it stay "
           "readable to a program that gets past the shim and the supervisor, "
           "which refuse them"));
       r.keep_out.clear();
@@ -509,31 +517,34 @@ LandlockPlan PlanLandlock(const Policy& policy, int abi,
   for (const Entry& d : fs.deny) {
     if (d.value.find('*') != std::string::npos) {
       plan.approximations.push_back(absl::StrCat(
-          d.key, " (\"", d.value, "\") is a pattern: not expressible in "
+          d.key, " (\"", d.value,
+          "\") is a pattern: not expressible in "
           "Landlock (it only grants, and names what exists); the shim and the "
           "supervisor enforce it"));
       continue;
     }
     for (const LandlockPlan::PathRule& r : plan.paths) {
-      if ((r.access & (landlock::kReadFile | landlock::kReadDir)) == 0) continue;
+      if ((r.access & (landlock::kReadFile | landlock::kReadDir)) == 0)
+        continue;
       bool inside = false;
       for (const std::string& df : Spellings(d.value, d.resolved)) {
         for (const std::string& rf : Spellings(r.path, r.resolved)) {
           inside = inside || PathIsWithin(df, rf);
         }
       }
-      const bool kept = std::any_of(
-          r.keep_out.begin(), r.keep_out.end(),
-          [&](const auto& k) { return k.key == d.key; });
+      const bool kept =
+          std::any_of(r.keep_out.begin(), r.keep_out.end(),
+                      [&](const auto& k) { return k.key == d.key; });
       if (!inside || kept) continue;
-      const char* why = r.write_root  ? ", granted writing"
-                        : r.widened   ? ", granted wider than its entry"
+      const char* why = r.write_root        ? ", granted writing"
+                        : r.widened         ? ", granted wider than its entry"
                         : UnderProc(r.path) ? ", /proc"
                                             : "";
-      plan.approximations.push_back(absl::StrCat(
-          d.key, " (\"", d.value, "\") lies inside ", r.key, " (\"", r.path,
-          "\"", why, "), granted whole: not expressible in Landlock there; "
-          "the shim and the supervisor enforce it"));
+      plan.approximations.push_back(
+          absl::StrCat(d.key, " (\"", d.value, "\") lies inside ", r.key,
+                       " (\"", r.path, "\"", why,
+                       "), granted whole: not expressible in Landlock there; "
+                       "the shim and the supervisor enforce it"));
     }
   }
 
@@ -543,8 +554,8 @@ LandlockPlan PlanLandlock(const Policy& policy, int abi,
     for (const LandlockPlan::PathRule& r : plan.paths) {
       if (!r.write_root) continue;
       bool inside = false;
-      for (const std::string& kf : Spellings(LiteralRoot(k.value),
-                                             LiteralRoot(k.resolved))) {
+      for (const std::string& kf :
+           Spellings(LiteralRoot(k.value), LiteralRoot(k.resolved))) {
         for (const std::string& rf : Spellings(r.path, r.resolved)) {
           inside = inside || PathIsWithin(kf, rf);
         }
@@ -583,7 +594,8 @@ LandlockPlan PlanLandlock(const Policy& policy, int abi,
     }
   }
   if (abi >= 6) {
-    if (!policy.network.unix_abstract) plan.scoped |= landlock::kScopeAbstractUnix;
+    if (!policy.network.unix_abstract)
+      plan.scoped |= landlock::kScopeAbstractUnix;
     if (!SystemAllows(policy, "signals")) plan.scoped |= landlock::kScopeSignal;
   }
   return plan;
@@ -592,8 +604,10 @@ LandlockPlan PlanLandlock(const Policy& policy, int abi,
 absl::StatusOr<int> CreateRuleset(LandlockPlan* plan) {
   RulesetAttr attr{plan->handled_fs, plan->handled_net, plan->scoped};
   size_t size = sizeof(attr);
-  if (plan->abi < 4) size = offsetof(RulesetAttr, handled_access_net);
-  else if (plan->abi < 6) size = offsetof(RulesetAttr, scoped);
+  if (plan->abi < 4)
+    size = offsetof(RulesetAttr, handled_access_net);
+  else if (plan->abi < 6)
+    size = offsetof(RulesetAttr, scoped);
   const long fd = syscall(SYS_landlock_create_ruleset, &attr, size, 0);
   if (fd < 0) {
     return absl::InternalError(
@@ -623,7 +637,9 @@ absl::StatusOr<int> CreateRuleset(LandlockPlan* plan) {
         }
         // A file made there must then be writable: Landlock grants by
         // hierarchy, so its rights are the ancestor's.
-        access = landlock::kMakeDir | landlock::kMakeReg | landlock::kWriteFile | landlock::kReadFile | landlock::kTruncate;
+        access = landlock::kMakeDir | landlock::kMakeReg |
+                 landlock::kWriteFile | landlock::kReadFile |
+                 landlock::kTruncate;
         r.widened = true;
         plan->approximations.push_back(absl::StrCat(
             r.key, " (\"", r.path, "\") does not exist: ", path,
@@ -637,8 +653,7 @@ absl::StatusOr<int> CreateRuleset(LandlockPlan* plan) {
       }
       if (r.write_root) writes.Add(object, path);
       r.kept_out.clear();
-      if (!r.keep_out.empty() &&
-          ExpandRule(ruleset, r, object, writes, plan)) {
+      if (!r.keep_out.empty() && ExpandRule(ruleset, r, object, writes, plan)) {
         close(object);
         continue;
       }
@@ -666,7 +681,8 @@ absl::StatusOr<int> CreateRuleset(LandlockPlan* plan) {
 }
 
 bool LandlockEnforcesWrites(const LandlockPlan& plan, const Policy& policy) {
-  const uint64_t writes = landlock::kWriteFile | landlock::kMakeReg | landlock::kRemoveFile;
+  const uint64_t writes =
+      landlock::kWriteFile | landlock::kMakeReg | landlock::kRemoveFile;
   if ((plan.handled_fs & writes) != writes) return false;
   std::vector<std::string> roots;
   for (const LandlockPlan::PathRule& r : plan.paths) {
@@ -705,7 +721,8 @@ bool LandlockEnforcesWrites(const LandlockPlan& plan, const Policy& policy) {
 }
 
 bool LandlockEnforcesReads(const LandlockPlan& plan, const Policy& policy) {
-  const uint64_t reads = landlock::kReadFile | landlock::kReadDir | landlock::kExecute;
+  const uint64_t reads =
+      landlock::kReadFile | landlock::kReadDir | landlock::kExecute;
   if ((plan.handled_fs & reads) != reads) return false;
   std::vector<const LandlockPlan::PathRule*> readable;
   for (const LandlockPlan::PathRule& r : plan.paths) {
@@ -784,9 +801,9 @@ absl::StatusOr<std::vector<int>> CreateSectionRulesets(
     absl::StatusOr<int> fd = CreateRuleset(&plan);
     if (!fd.ok()) {
       for (int f : fds) close(f);
-      return absl::Status(fd.status().code(),
-                          absl::StrCat(policy.programs[i].key, ": ",
-                                       fd.status().message()));
+      return absl::Status(
+          fd.status().code(),
+          absl::StrCat(policy.programs[i].key, ": ", fd.status().message()));
     }
     fds.push_back(*fd);
   }
@@ -796,7 +813,8 @@ absl::StatusOr<std::vector<int>> CreateSectionRulesets(
 std::string DescribeLandlock(const LandlockPlan& plan) {
   std::vector<std::string> parts = {"files"};
   if (plan.handled_net != 0) parts.push_back("TCP connect");
-  if (plan.scoped & landlock::kScopeAbstractUnix) parts.push_back("abstract sockets");
+  if (plan.scoped & landlock::kScopeAbstractUnix)
+    parts.push_back("abstract sockets");
   if (plan.scoped & landlock::kScopeSignal) parts.push_back("signals");
   return absl::StrCat("landlock ABI ", plan.abi, " (",
                       absl::StrJoin(parts, ", "), ")");

@@ -98,7 +98,7 @@ inline constexpr uint64_t kAbi1Fs = (1ULL << 13) - 1;
 // The rights that apply to a file rather than a directory.
 inline constexpr uint64_t kFileRights =
     kExecute | kWriteFile | kReadFile | kTruncate | kIoctlDev;
-inline constexpr uint64_t kConnectTcp = 1ULL << 1;  // ABI 4, network
+inline constexpr uint64_t kConnectTcp = 1ULL << 1;         // ABI 4, network
 inline constexpr uint64_t kScopeAbstractUnix = 1ULL << 0;  // ABI 6
 inline constexpr uint64_t kScopeSignal = 1ULL << 1;        // ABI 6
 

@@ -4,8 +4,8 @@
 #include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <stdlib.h>
 #include <linux/landlock.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -51,19 +51,14 @@ TEST(LandlockRights, EveryRightTheSystemHeaderNamesHasItsValue) {
       {landlock::kMakeDir, LANDLOCK_ACCESS_FS_MAKE_DIR},
       {landlock::kMakeReg, LANDLOCK_ACCESS_FS_MAKE_REG},
       {landlock::kMakeBlock, LANDLOCK_ACCESS_FS_MAKE_BLOCK},
-      {landlock::kAbi1Fs, LANDLOCK_ACCESS_FS_EXECUTE |
-                              LANDLOCK_ACCESS_FS_WRITE_FILE |
-                              LANDLOCK_ACCESS_FS_READ_FILE |
-                              LANDLOCK_ACCESS_FS_READ_DIR |
-                              LANDLOCK_ACCESS_FS_REMOVE_DIR |
-                              LANDLOCK_ACCESS_FS_REMOVE_FILE |
-                              LANDLOCK_ACCESS_FS_MAKE_CHAR |
-                              LANDLOCK_ACCESS_FS_MAKE_DIR |
-                              LANDLOCK_ACCESS_FS_MAKE_REG |
-                              LANDLOCK_ACCESS_FS_MAKE_SOCK |
-                              LANDLOCK_ACCESS_FS_MAKE_FIFO |
-                              LANDLOCK_ACCESS_FS_MAKE_BLOCK |
-                              LANDLOCK_ACCESS_FS_MAKE_SYM},
+      {landlock::kAbi1Fs,
+       LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE |
+           LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR |
+           LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE |
+           LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_DIR |
+           LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK |
+           LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_BLOCK |
+           LANDLOCK_ACCESS_FS_MAKE_SYM},
   };
 #ifdef LANDLOCK_ACCESS_FS_REFER
   pairs.push_back({landlock::kRefer, LANDLOCK_ACCESS_FS_REFER});
@@ -121,18 +116,18 @@ TEST(LandlockRights, TheKernelHandlesEachRightOfItsAbiAndNoOther) {
     const bool ours = (fs & right) != 0;
     const bool kernels = KernelHandles(right, 0, 0);
     if (ours || abi <= kAbiKnown) {
-      EXPECT_EQ(kernels, ours) << "file-system right bit " << bit
-                               << " on ABI " << abi;
+      EXPECT_EQ(kernels, ours)
+          << "file-system right bit " << bit << " on ABI " << abi;
     }
   }
   EXPECT_TRUE(KernelHandles(landlock::kExecute, landlock::kConnectTcp, 0));
-  EXPECT_TRUE(KernelHandles(landlock::kExecute, 0,
-                            landlock::kScopeAbstractUnix |
-                                landlock::kScopeSignal));
+  EXPECT_TRUE(
+      KernelHandles(landlock::kExecute, 0,
+                    landlock::kScopeAbstractUnix | landlock::kScopeSignal));
   // One right past each of them is one this kernel does not know.
   if (abi <= kAbiKnown) {
-    EXPECT_FALSE(KernelHandles(landlock::kExecute, 0,
-                               landlock::kScopeSignal << 1));
+    EXPECT_FALSE(
+        KernelHandles(landlock::kExecute, 0, landlock::kScopeSignal << 1));
   }
 }
 
@@ -181,10 +176,10 @@ TEST(LandlockPlan, WriteRootsGetEveryRightOfTheAbiButDeviceNodes) {
 }
 
 TEST(LandlockPlan, AskedForWritesLeaveWritingToTheOtherLayersAndSaySo) {
-  const LandlockPlan plan = PlanLandlock(
-      Load("extends = \"none\"\n[filesystem]\nread = [\"/usr\"]\n"
-           "unlisted_writes = \"ask\"\n"),
-      7, {});
+  const LandlockPlan plan =
+      PlanLandlock(Load("extends = \"none\"\n[filesystem]\nread = [\"/usr\"]\n"
+                        "unlisted_writes = \"ask\"\n"),
+                   7, {});
   EXPECT_TRUE(plan.handled_fs & kExecute);
   EXPECT_FALSE(plan.handled_fs & (kWriteFile | kMakeReg | kTruncate));
   EXPECT_THAT(plan.approximations,
@@ -204,10 +199,11 @@ TEST(LandlockPlan, AnOlderAbiIsNeitherAskedForRightsItLacksNorForPorts) {
 }
 
 TEST(LandlockPlan, ConnectIsLimitedToTheNamedPorts) {
-  const LandlockPlan plan = PlanLandlock(
-      Load("extends = \"none\"\n[network]\nallow = [\"registry.npm.example:443\", "
-           "\"10.0.0.0/8:8080\", \"127.0.0.1:443\"]\n"),
-      7, {});
+  const LandlockPlan plan =
+      PlanLandlock(Load("extends = \"none\"\n[network]\nallow = "
+                        "[\"registry.npm.example:443\", "
+                        "\"10.0.0.0/8:8080\", \"127.0.0.1:443\"]\n"),
+                   7, {});
   EXPECT_NE(plan.handled_net, 0u);
   EXPECT_THAT(plan.connect_ports, ElementsAre(443, 8080));
 }
@@ -218,8 +214,7 @@ TEST(LandlockPlan, AnEntryForEveryPortLeavesConnectToTheOtherLayers) {
            "\"10.0.0.0/8\"]\n"),
       7, {});
   EXPECT_EQ(plan.handled_net, 0u);
-  EXPECT_THAT(plan.approximations,
-              Contains(HasSubstr("admits every port")));
+  EXPECT_THAT(plan.approximations, Contains(HasSubstr("admits every port")));
 }
 
 TEST(LandlockPlan, AbstractSocketsAndSignalsAreScopedUnlessOpened) {
@@ -239,8 +234,9 @@ TEST(LandlockPlan, AProgramSectionsLayerScopesAbstractSocketsButNoSignals) {
       "extends = \"none\"\n[network]\nunix_abstract = true\n"
       "[programs.\"curl\"]\nnetwork.unix_abstract = false\n");
   EXPECT_EQ(PlanSectionLandlock(p, 0, 6, {}).scoped, 1u);  // abstract only
-  const Policy q = Load("extends = \"none\"\n[programs.\"curl\"]\n"
-                        "network.allow = []\n");
+  const Policy q = Load(
+      "extends = \"none\"\n[programs.\"curl\"]\n"
+      "network.allow = []\n");
   EXPECT_EQ(PlanLandlock(q, 6, {}).scoped, 3u);
   EXPECT_EQ(PlanSectionLandlock(q, 0, 6, {}).scoped, 1u);
 }
@@ -258,8 +254,8 @@ TEST(LandlockPlan, PatternsAndProcEntriesAreWidenedAndSaidSo) {
 }
 
 TEST(LandlockPlan, KlaunchsOwnFilesAreReadOnlyAndTheLogIsNotGranted) {
-  const LandlockPlan plan = PlanLandlock(
-      Load("extends = \"none\"\n"), 7, {{"/state/policy.toml"}});
+  const LandlockPlan plan =
+      PlanLandlock(Load("extends = \"none\"\n"), 7, {{"/state/policy.toml"}});
   ASSERT_NE(Rule(plan, "/state/policy.toml"), nullptr);
   EXPECT_EQ(Rule(plan, "/state/policy.toml")->access & kWriteFile, 0u);
   // Only klaunch writes the audit log: the program is granted nothing of it.
@@ -267,10 +263,10 @@ TEST(LandlockPlan, KlaunchsOwnFilesAreReadOnlyAndTheLogIsNotGranted) {
 }
 
 TEST(LandlockPlan, AMissingWriteRootLetsItsAncestorCreateIt) {
-  LandlockPlan plan = PlanLandlock(
-      Load("extends = \"none\"\n[filesystem]\nwrite = "
-           "[\"/tmp/klaunch-no-such-dir/below\"]\n"),
-      LandlockAbi() > 0 ? LandlockAbi() : 1, {});
+  LandlockPlan plan =
+      PlanLandlock(Load("extends = \"none\"\n[filesystem]\nwrite = "
+                        "[\"/tmp/klaunch-no-such-dir/below\"]\n"),
+                   LandlockAbi() > 0 ? LandlockAbi() : 1, {});
   if (LandlockAbi() == 0) GTEST_SKIP() << "this kernel has no Landlock";
   absl::StatusOr<int> fd = CreateRuleset(&plan);
   ASSERT_TRUE(fd.ok()) << fd.status();
@@ -278,7 +274,6 @@ TEST(LandlockPlan, AMissingWriteRootLetsItsAncestorCreateIt) {
   EXPECT_THAT(plan.approximations,
               Contains(HasSubstr("/tmp may have directories and files made")));
 }
-
 
 // ---------------------------------------------------------------------------
 // Deny entries inside read-only roots: kept out by granting their siblings.
@@ -297,9 +292,9 @@ TEST(LandlockPlan, LiteralDenyEntriesInsideAReadRootAreListedToBeKeptOutOfIt) {
       Load("extends = \"none\"\n[filesystem]\nread = [\"/home/me\"]\n"
            "deny = [\"~/.ssh\", \"~/.aws/credentials\", \"/etc/shadow\"]\n"),
       7, {});
-  EXPECT_THAT(KeepOutPaths(Rule(plan, "/home/me")),
-              UnorderedElementsAre("/home/me/.ssh",
-                                   "/home/me/.aws/credentials"));
+  EXPECT_THAT(
+      KeepOutPaths(Rule(plan, "/home/me")),
+      UnorderedElementsAre("/home/me/.ssh", "/home/me/.aws/credentials"));
   EXPECT_EQ(Rule(plan, "/home/me")->keep_out[0].key, "filesystem.deny[0]");
   // An entry outside every root needs nothing: Landlock grants it nothing.
   EXPECT_THAT(plan.approximations, Not(Contains(HasSubstr("/etc/shadow"))));
@@ -427,8 +422,8 @@ TEST(LandlockEnforcesReads, FailsForAPatternAWidenedRuleOrASectionsDenyEntry) {
       "extends = \"none\"\n[filesystem]\nread = [\"/home/me\"]\n"
       "deny = [\"**/.env\"]\n");
   EXPECT_FALSE(LandlockEnforcesReads(PlanLandlock(pattern, 7, {}), pattern));
-  const Policy widened = Load(
-      "extends = \"none\"\n[filesystem]\nread = [\"/srv/*/logs\"]\n");
+  const Policy widened =
+      Load("extends = \"none\"\n[filesystem]\nread = [\"/srv/*/logs\"]\n");
   EXPECT_FALSE(LandlockEnforcesReads(PlanLandlock(widened, 7, {}), widened));
   const Policy proc =
       Load("extends = \"none\"\n[filesystem]\nread = [\"/proc/self\"]\n");
@@ -537,9 +532,8 @@ TEST(LandlockRuleset,
   ASSERT_TRUE(fd.ok()) << fd.status();
   const LandlockPlan::PathRule* home = Rule(plan, t.Path("home"));
   ASSERT_NE(home, nullptr);
-  EXPECT_THAT(home->kept_out,
-              UnorderedElementsAre(t.Path("home/.ssh"), secret_file,
-                                   deep_secret));
+  EXPECT_THAT(home->kept_out, UnorderedElementsAre(t.Path("home/.ssh"),
+                                                   secret_file, deep_secret));
   EXPECT_TRUE(LandlockEnforcesReads(plan, policy));
   EXPECT_THAT(plan.approximations,
               Contains(HasSubstr("is granted entry by entry around")));
@@ -552,10 +546,10 @@ TEST(LandlockRuleset,
   const std::string later_in_sibling = t.Write("home/docs/made-later.txt");
 
   const std::vector<int> r = OpenAllUnder(
-      *fd, {secret_key, secret_file, deep_secret,
-            t.Path("home/ssh-link/id_ed25519"), open_file, deep_open,
-            beside_deep, sibling_dir_file, t.Path("home"), t.Path("home/proj"),
-            later, later_in_sibling});
+      *fd,
+      {secret_key, secret_file, deep_secret, t.Path("home/ssh-link/id_ed25519"),
+       open_file, deep_open, beside_deep, sibling_dir_file, t.Path("home"),
+       t.Path("home/proj"), later, later_in_sibling});
   close(*fd);
   ASSERT_EQ(r.size(), 12u);
   EXPECT_EQ(r[0], EACCES) << "a file inside the kept-out directory";
@@ -576,10 +570,10 @@ TEST(LandlockRuleset, ADenyEntryThatDoesNotExistLeavesTheRootWholeAndSaysSo) {
   if (LandlockAbi() == 0) GTEST_SKIP() << "this kernel has no Landlock";
   TempTree t;
   const std::string open_file = t.Write("home/open.txt");
-  const Policy policy = Load(
-      "extends = \"none\"\n[filesystem]\nread = [\"" + t.Path("home") +
-          "\"]\ndeny = [\"" + t.Path("home/.ssh") + "\"]\n",
-      t.Dir("ws"));
+  const Policy policy =
+      Load("extends = \"none\"\n[filesystem]\nread = [\"" + t.Path("home") +
+               "\"]\ndeny = [\"" + t.Path("home/.ssh") + "\"]\n",
+           t.Dir("ws"));
   LandlockPlan plan = PlanLandlock(policy, LandlockAbi(), {});
   absl::StatusOr<int> fd = CreateRuleset(&plan);
   ASSERT_TRUE(fd.ok()) << fd.status();
@@ -598,10 +592,10 @@ TEST(LandlockRuleset, ADirectoryOfTooManyEntriesIsGrantedWholeAndSaysSo) {
   TempTree t;
   const std::string secret = t.Write("home/secret.txt");
   for (int i = 0; i < 4100; ++i) t.Write("home/f" + std::to_string(i));
-  const Policy policy = Load(
-      "extends = \"none\"\n[filesystem]\nread = [\"" + t.Path("home") +
-          "\"]\ndeny = [\"" + secret + "\"]\n",
-      t.Dir("ws"));
+  const Policy policy =
+      Load("extends = \"none\"\n[filesystem]\nread = [\"" + t.Path("home") +
+               "\"]\ndeny = [\"" + secret + "\"]\n",
+           t.Dir("ws"));
   LandlockPlan plan = PlanLandlock(policy, LandlockAbi(), {});
   absl::StatusOr<int> fd = CreateRuleset(&plan);
   ASSERT_TRUE(fd.ok()) << fd.status();
@@ -621,8 +615,8 @@ TEST(LandlockRuleset,
   // root missing and grants its ancestor (the read root), can tell.
   LandlockPlan plan;
   plan.abi = LandlockAbi();
-  plan.handled_fs = PlanLandlock(Load("extends = \"none\"\n"), plan.abi, {})
-                        .handled_fs;
+  plan.handled_fs =
+      PlanLandlock(Load("extends = \"none\"\n"), plan.abi, {}).handled_fs;
   LandlockPlan::PathRule home{t.Path("home"), kExecute | kReadFile | kReadDir,
                               false, "filesystem.read[0]"};
   home.keep_out.push_back({secret, "filesystem.deny[0]", secret});

@@ -221,8 +221,8 @@ absl::StatusOr<Unlisted> Reader::UnlistedValue(const toml::node& node,
   if (*v == "deny") return Unlisted::kDeny;
   if (*v == "ask") return Unlisted::kAsk;
   if (*v == "allow") return Unlisted::kAllow;
-  return Error(node.source(),
-               absl::StrCat(key, ": '", *v, "' is not one of deny, ask, allow"));
+  return Error(node.source(), absl::StrCat(key, ": '", *v,
+                                           "' is not one of deny, ask, allow"));
 }
 
 absl::StatusOr<bool> Reader::Bool(const toml::node& node,
@@ -245,7 +245,8 @@ absl::StatusOr<std::vector<Entry>> Reader::Strings(
     if (value->find('\0') != std::string::npos) {
       return Error(item.source(), absl::StrCat(item_key, ": holds a NUL byte"));
     }
-    out.push_back(Entry{*std::move(value), "", item_key, "", Where(item.source())});
+    out.push_back(
+        Entry{*std::move(value), "", item_key, "", Where(item.source())});
   }
   return out;
 }
@@ -254,8 +255,9 @@ absl::Status Reader::ResolveOne(Entry* entry) const {
   absl::StatusOr<std::string> value =
       ResolvePolicyPath(entry->value, ctx_.base_dir, ctx_.home);
   if (!value.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        LocationPrefix(entry->where), entry->key, ": ", value.status().message()));
+    return absl::InvalidArgumentError(absl::StrCat(LocationPrefix(entry->where),
+                                                   entry->key, ": ",
+                                                   value.status().message()));
   }
   entry->value = *std::move(value);
   entry->resolved = entry->value;
@@ -287,9 +289,9 @@ absl::Status Reader::ResolveOne(Entry* entry) const {
       return absl::OkStatus();
     }
     if (errno == ELOOP) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          LocationPrefix(entry->where), entry->key, ": ", literal,
-          " is a symlink loop"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(LocationPrefix(entry->where), entry->key, ": ", literal,
+                       " is a symlink loop"));
     }
     if (errno != ENOENT && errno != ENOTDIR) return absl::OkStatus();
     if (literal == "/") return absl::OkStatus();
@@ -401,8 +403,8 @@ absl::StatusOr<Policy> Reader::Read(const toml::table& root) {
            const std::string item_key = absl::StrCat(key, ".", name);
            if (name.empty() || name.find('=') != std::string::npos ||
                name.find('\0') != std::string::npos) {
-             return Error(k.source(), absl::StrCat(item_key,
-                                                   ": not a variable name"));
+             return Error(k.source(),
+                          absl::StrCat(item_key, ": not a variable name"));
            }
            absl::StatusOr<std::string> value = String(v, item_key);
            if (!value.ok()) return value.status();
@@ -433,10 +435,10 @@ absl::StatusOr<Policy> Reader::Read(const toml::table& root) {
          if (!v.ok()) return v.status();
          PresetLists unused;
          if (!GetPreset(*v, "", &unused)) {
-           return Error(node.source(),
-                        absl::StrCat(key, ": unknown preset '", *v,
-                                     "' (known: ",
-                                     absl::StrJoin(PresetNames(), ", "), ")"));
+           return Error(
+               node.source(),
+               absl::StrCat(key, ": unknown preset '", *v, "' (known: ",
+                            absl::StrJoin(PresetNames(), ", "), ")"));
          }
          base = *v;
          return absl::OkStatus();
@@ -498,8 +500,9 @@ absl::StatusOr<Policy> Reader::Read(const toml::table& root) {
   if (absl::Status s = ForEachKey(root, "", top); !s.ok()) return s;
   if (ctx_.effective_only && !resolved_) {
     return absl::InvalidArgumentError(absl::StrCat(
-        source_, ": not an effective policy (no [resolved] table): the shim "
-                 "enforces only what klaunch wrote"));
+        source_,
+        ": not an effective policy (no [resolved] table): the shim "
+        "enforces only what klaunch wrote"));
   }
 
   // The preset's entries follow the user's, so the user's keep their index.
@@ -509,8 +512,8 @@ absl::StatusOr<Policy> Reader::Read(const toml::table& root) {
   auto append = [&](std::vector<Entry>* list, absl::string_view name,
                     const std::vector<std::string>& values) {
     for (const std::string& value : values) {
-      list->push_back(Entry{value, "", absl::StrCat(name, "[", list->size(), "]"),
-                            base, {}});
+      list->push_back(Entry{
+          value, "", absl::StrCat(name, "[", list->size(), "]"), base, {}});
     }
   };
   append(&policy.filesystem.read, "filesystem.read", preset.read);
@@ -548,8 +551,7 @@ absl::StatusOr<Policy> Reader::Read(const toml::table& root) {
         in_workspace.push_back(absl::StrCat(ws, "/", relative));
       }
     }
-    append(&policy.filesystem.read_only, "filesystem.read_only",
-           in_workspace);
+    append(&policy.filesystem.read_only, "filesystem.read_only", in_workspace);
   }
   for (auto* list : {&policy.filesystem.read, &policy.filesystem.write,
                      &policy.filesystem.deny, &policy.filesystem.read_only,
@@ -569,10 +571,10 @@ absl::StatusOr<Policy> Reader::Read(const toml::table& root) {
   if (!resolved_) {
     // Read with plain calls: the shim links the loader, and no stream.
     std::string hosts;
-    const int fd = ctx_.hosts_file.empty()
-                       ? -1
-                       : open(ctx_.hosts_file.c_str(),
-                              O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    const int fd =
+        ctx_.hosts_file.empty()
+            ? -1
+            : open(ctx_.hosts_file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     char buf[4096];
     for (ssize_t n; fd >= 0 && hosts.size() < kMaxPolicyBytes &&
                     (n = read(fd, buf, sizeof(buf))) > 0;) {
@@ -615,8 +617,9 @@ absl::StatusOr<ProgramSection> Reader::ReadProgram(
   if (name.find_first_of("*?[") != absl::string_view::npos ||
       name.find('\0') != absl::string_view::npos || name == "." ||
       name == "..") {
-    return Error(where, absl::StrCat(section.key,
-                                     ": a program's name is literal (no glob)"));
+    return Error(
+        where,
+        absl::StrCat(section.key, ": a program's name is literal (no glob)"));
   }
   const toml::table* t = node.as_table();
   if (t == nullptr) return WrongType(node, section.key, "a table");
@@ -649,10 +652,11 @@ absl::StatusOr<ProgramSection> Reader::ReadProgram(
       {"set",
        [&](const toml::node& n, const std::string& key) {
          return Error(n.source(),
-                      absl::StrCat(key, ": a program section can only narrow "
-                                        "the environment (env.keep); setting "
-                                        "variables belongs to the policy's "
-                                        "[env]"));
+                      absl::StrCat(key,
+                                   ": a program section can only narrow "
+                                   "the environment (env.keep); setting "
+                                   "variables belongs to the policy's "
+                                   "[env]"));
        }},
   };
   Handlers top = {
@@ -690,9 +694,9 @@ struct EntryCount {
 void CountEntries(const toml::table& table, const std::string& prefix,
                   EntryCount* count) {
   for (const auto& [key, node] : table) {
-    const std::string name =
-        prefix.empty() ? std::string(key.str())
-                       : absl::StrCat(prefix, ".", Sv(key.str()));
+    const std::string name = prefix.empty()
+                                 ? std::string(key.str())
+                                 : absl::StrCat(prefix, ".", Sv(key.str()));
     if (const toml::table* sub = node.as_table()) {
       CountEntries(*sub, name, count);
       count->total += 1;
@@ -711,16 +715,15 @@ void CountEntries(const toml::table& table, const std::string& prefix,
 
 absl::Status ParseError(const toml::parse_error& error,
                         absl::string_view source_name) {
-  return absl::InvalidArgumentError(absl::StrCat(
-      source_name, ":", error.source().begin.line, ":",
-      error.source().begin.column, ": ", Sv(error.description())));
+  return absl::InvalidArgumentError(
+      absl::StrCat(source_name, ":", error.source().begin.line, ":",
+                   error.source().begin.column, ": ", Sv(error.description())));
 }
 
 absl::Status HazardError(const TomlHazard& hazard,
                          absl::string_view source_name) {
   return absl::InvalidArgumentError(absl::StrCat(
-      source_name, ":", hazard.line, ":", hazard.column, ": ",
-      hazard.message));
+      source_name, ":", hazard.line, ":", hazard.column, ": ", hazard.message));
 }
 
 absl::StatusOr<Policy> LoadParsed(absl::string_view text,
@@ -826,8 +829,8 @@ absl::StatusOr<Policy> PresetPolicy(absl::string_view name,
   PresetLists unused;
   if (!GetPreset(name, "", &unused)) {
     return absl::InvalidArgumentError(
-        absl::StrCat("unknown preset '", name, "' (known: ",
-                     absl::StrJoin(PresetNames(), ", "), ")"));
+        absl::StrCat("unknown preset '", name,
+                     "' (known: ", absl::StrJoin(PresetNames(), ", "), ")"));
   }
   return LoadPolicyText(absl::StrCat("extends = \"", name, "\"\n"),
                         absl::StrCat("preset ", name), ctx);

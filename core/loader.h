@@ -21,9 +21,9 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "core/engine.h"
 #include "core/policy.h"
-#include "absl/strings/string_view.h"
 
 namespace klaunch {
 

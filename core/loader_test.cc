@@ -95,8 +95,7 @@ set = { PIP_NO_INPUT = "1", EMPTY = "" }
   EXPECT_THAT(UserValues(p.filesystem.write), ElementsAre("/tmp/out"));
   EXPECT_THAT(UserValues(p.filesystem.deny),
               ElementsAre("/nonexistent-home/me/.ssh", "**/.env"));
-  EXPECT_THAT(UserValues(p.commands.allow_prefixes),
-              ElementsAre("git status"));
+  EXPECT_THAT(UserValues(p.commands.allow_prefixes), ElementsAre("git status"));
   EXPECT_THAT(UserValues(p.commands.allow), ElementsAre("python3 *"));
   EXPECT_THAT(UserValues(p.commands.allow_patterns),
               ElementsAre("^pip install [\\w.=-]+$"));
@@ -153,10 +152,10 @@ extends = "none"
 [filesystem]
 read = ["docs", "./a/../b", "~", "~/x/", "/c//d/."]
 )");
-  EXPECT_THAT(UserValues(p.filesystem.read),
-              ElementsAre("/nonexistent-ws/proj/docs", "/nonexistent-ws/proj/b",
-                          "/nonexistent-home/me", "/nonexistent-home/me/x",
-                          "/c/d"));
+  EXPECT_THAT(
+      UserValues(p.filesystem.read),
+      ElementsAre("/nonexistent-ws/proj/docs", "/nonexistent-ws/proj/b",
+                  "/nonexistent-home/me", "/nonexistent-home/me/x", "/c/d"));
 }
 
 TEST(Loader, TildeUserIsAnError) {
@@ -181,8 +180,7 @@ TEST(Loader, APathIsAlsoKnownByItsResolvedSpelling) {
   char real[PATH_MAX];
   ASSERT_NE(realpath(dir.path().c_str(), real), nullptr);
   EXPECT_EQ(p.filesystem.deny[0].value, dir.path() + "/link/secret");
-  EXPECT_EQ(p.filesystem.deny[0].resolved,
-            std::string(real) + "/real/secret");
+  EXPECT_EQ(p.filesystem.deny[0].resolved, std::string(real) + "/real/secret");
   EXPECT_EQ(p.filesystem.deny[1].resolved, std::string(real) + "/real/*.pem");
 }
 
@@ -191,8 +189,8 @@ TEST(Loader, ASymlinkLoopInAPathIsAnError) {
   ASSERT_EQ(symlink("b", (dir.path() + "/a").c_str()), 0);
   ASSERT_EQ(symlink("a", (dir.path() + "/b").c_str()), 0);
   LoadContext ctx{dir.path(), "/nonexistent-home/me", ""};
-  absl::StatusOr<Policy> p = LoadPolicyText(
-      "[filesystem]\nread = [\"a/x\"]\n", "p.toml", ctx);
+  absl::StatusOr<Policy> p =
+      LoadPolicyText("[filesystem]\nread = [\"a/x\"]\n", "p.toml", ctx);
   ASSERT_FALSE(p.ok());
   EXPECT_THAT(std::string(p.status().message()),
               HasSubstr("p.toml:2:9: filesystem.read[0]:"));
@@ -200,7 +198,8 @@ TEST(Loader, ASymlinkLoopInAPathIsAnError) {
 }
 
 TEST(Loader, ProcSelfIsNotResolvedToTheLoadersOwnPid) {
-  Policy p = MustLoad("extends = \"none\"\n[filesystem]\nread = [\"/proc/self\"]\n");
+  Policy p =
+      MustLoad("extends = \"none\"\n[filesystem]\nread = [\"/proc/self\"]\n");
   EXPECT_EQ(p.filesystem.read[0].resolved, "/proc/self");
 }
 
@@ -310,19 +309,19 @@ INSTANTIATE_TEST_SUITE_P(
                   absl::StatusCode::kInvalidArgument,
                   "p.toml:3:3: U+FC00 cannot follow a backslash"},
         // toml++'s own error, when it comes earlier, is the one reported.
-        LoadError{"SyntaxErrorBeforeNonAscii",
-                  "[filesystem\nre\u0100d = []\n",
+        LoadError{"SyntaxErrorBeforeNonAscii", "[filesystem\nre\u0100d = []\n",
                   absl::StatusCode::kInvalidArgument, "p.toml:1:12: "},
         // Found by fuzz/loader_fuzzer: [resolved] values were not checked.
         LoadError{"ResolvedEmpty",
                   "[filesystem]\nread = [\"/a\"]\n[resolved]\n\"/a\" = \"\"\n",
                   absl::StatusCode::kInvalidArgument,
                   "p.toml:4:8: resolved./a: '' is not an absolute, clean path"},
-        LoadError{"ResolvedRelative",
-                  "[filesystem]\nread = [\"/a\"]\n[resolved]\n\"/a\" = \"b/c\"\n",
-                  absl::StatusCode::kInvalidArgument,
-                  "p.toml:4:8: resolved./a: 'b/c' is not an absolute, clean "
-                  "path"}),
+        LoadError{
+            "ResolvedRelative",
+            "[filesystem]\nread = [\"/a\"]\n[resolved]\n\"/a\" = \"b/c\"\n",
+            absl::StatusCode::kInvalidArgument,
+            "p.toml:4:8: resolved./a: 'b/c' is not an absolute, clean "
+            "path"}),
     [](const ::testing::TestParamInfo<LoadError>& info) {
       return std::string(info.param.name);
     });
@@ -501,8 +500,8 @@ TEST(Effective, APathListedTwiceIsResolvedOnceAndTheFormLoadsAgain) {
   ASSERT_EQ(mkdir((dir.path() + "/real").c_str(), 0755), 0);
   ASSERT_EQ(symlink("real", (dir.path() + "/link").c_str()), 0);
   LoadContext ctx{dir.path(), "/nonexistent-home/me", ""};
-  Policy p = MustLoad(
-      "[filesystem]\nread = [\"link\"]\ndeny = [\"link\"]\n", ctx);
+  Policy p =
+      MustLoad("[filesystem]\nread = [\"link\"]\ndeny = [\"link\"]\n", ctx);
   const std::string text = EffectiveToml(p);
   absl::StatusOr<Policy> again = LoadPolicyText(text, "effective", ctx);
   ASSERT_TRUE(again.ok()) << again.status() << "\n" << text;
@@ -523,8 +522,7 @@ TEST(Effective, CarriesResolvedSpellingsSoReloadingLooksNothingUp) {
   ASSERT_EQ(unlink((dir.path() + "/link").c_str()), 0);
   absl::StatusOr<Policy> again = LoadPolicyText(text, "effective", ctx);
   ASSERT_TRUE(again.ok()) << again.status();
-  EXPECT_EQ(again->filesystem.deny[0].resolved,
-            p.filesystem.deny[0].resolved);
+  EXPECT_EQ(again->filesystem.deny[0].resolved, p.filesystem.deny[0].resolved);
   EXPECT_NE(again->filesystem.deny[0].resolved,
             again->filesystem.deny[0].value);
 }

@@ -60,8 +60,8 @@ absl::StatusOr<uint16_t> ParsePort(absl::string_view whole,
   int value = 0;
   if (port.empty() || port.size() > 5 || !absl::SimpleAtoi(port, &value) ||
       port[0] == '+' || port[0] == '-' || value < 1 || value > 65535) {
-    return Bad(whole, absl::StrCat("bad port '", port,
-                                   "' (expected 1-65535 or *)"));
+    return Bad(whole,
+               absl::StrCat("bad port '", port, "' (expected 1-65535 or *)"));
   }
   return static_cast<uint16_t>(value);
 }
@@ -148,7 +148,7 @@ IpAddress IpAddress::FromBytes(bool v6, const uint8_t* bytes) {
 }
 
 IpAddress IpAddress::Unmapped() const {
-  static constexpr uint8_t kMapped[12] = {0, 0, 0, 0, 0, 0,
+  static constexpr uint8_t kMapped[12] = {0, 0, 0, 0, 0,    0,
                                           0, 0, 0, 0, 0xff, 0xff};
   if (!v6 || std::memcmp(bytes.data(), kMapped, 12) != 0) return *this;
   IpAddress out;
@@ -230,7 +230,8 @@ absl::StatusOr<NetworkRule> NetworkRule::Parse(absl::string_view text) {
   absl::string_view prefix_text;
   if (split->bracketed) {
     if (!split->suffix.empty()) {
-      if (split->suffix[0] != '/') return Bad(text, "unexpected text after ']'");
+      if (split->suffix[0] != '/')
+        return Bad(text, "unexpected text after ']'");
       prefix_text = split->suffix.substr(1);
     }
   } else if (size_t slash = host.find('/'); slash != absl::string_view::npos) {
@@ -242,7 +243,8 @@ absl::StatusOr<NetworkRule> NetworkRule::Parse(absl::string_view text) {
     return rule;
   }
   std::optional<IpAddress> address = IpAddress::Parse(host);
-  if (split->bracketed && (!address || host.find(':') == absl::string_view::npos)) {
+  if (split->bracketed &&
+      (!address || host.find(':') == absl::string_view::npos)) {
     return Bad(text, "brackets hold an IPv6 address");
   }
   if (address) {

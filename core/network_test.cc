@@ -175,8 +175,8 @@ TEST(IpAddress, UnmappedLeavesOtherAddressesAlone) {
 }
 
 TEST(IpAddress, FromBytesUnmaps) {
-  const uint8_t mapped[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff,
-                              127, 0, 0, 1};
+  const uint8_t mapped[16] = {0, 0, 0,    0,    0,   0, 0, 0,
+                              0, 0, 0xff, 0xff, 127, 0, 0, 1};
   EXPECT_EQ(IpAddress::FromBytes(true, mapped), IpAddress::V4(0x7f000001));
   const uint8_t v4[4] = {8, 8, 4, 4};
   EXPECT_EQ(IpAddress::FromBytes(false, v4), IpAddress::V4(0x08080404));
@@ -745,7 +745,8 @@ TEST(NetworkRule, AnIpv6CidrAdmitsItsRangeOnly) {
   NetworkRule doc = Rule("[2001:db8::]/32:443");
   EXPECT_EQ(doc.port(), 443);
   EXPECT_TRUE(doc.Admits(Ip("2001:db8::"), 443, ""));
-  EXPECT_TRUE(doc.Admits(Ip("2001:db8:ffff:ffff:ffff:ffff:ffff:ffff"), 443, ""));
+  EXPECT_TRUE(
+      doc.Admits(Ip("2001:db8:ffff:ffff:ffff:ffff:ffff:ffff"), 443, ""));
   EXPECT_FALSE(doc.Admits(Ip("2001:db9::"), 443, ""));
   EXPECT_FALSE(doc.Admits(Ip("2001:db7:ffff::"), 443, ""));
   EXPECT_FALSE(doc.Admits(Ip("2001:db8::1"), 80, ""));
@@ -762,8 +763,8 @@ TEST(NetworkRule, LoopbackIsAdmittedOnlyWhenListed) {
   const IpAddress lo4 = Ip("127.0.0.1");
   const IpAddress lo6 = Ip("::1");
   for (absl::string_view text :
-       {"10.0.0.0/8", "*.example.com", "**.com", "[fd00::]/8",
-        "192.168.0.0/16", "pypi.org:443"}) {
+       {"10.0.0.0/8", "*.example.com", "**.com", "[fd00::]/8", "192.168.0.0/16",
+        "pypi.org:443"}) {
     NetworkRule r = Rule(text);
     EXPECT_FALSE(r.Admits(lo4, 443, "")) << text;
     EXPECT_FALSE(r.Admits(lo6, 443, "")) << text;
@@ -784,9 +785,10 @@ TEST(NetworkRule, LoopbackIsAdmittedOnlyWhenListed) {
 namespace klaunch {
 namespace {
 
-TEST(ParseHostPort, RefusesEveryNumericSpellingTheCLibraryWouldReadAsAnAddress) {
-  for (const char* text : {"0x7f.0.0.1:80", "0x7f000001", "017.0.0.1",
-                           "127.1", "2130706433:80"}) {
+TEST(ParseHostPort,
+     RefusesEveryNumericSpellingTheCLibraryWouldReadAsAnAddress) {
+  for (const char* text :
+       {"0x7f.0.0.1:80", "0x7f000001", "017.0.0.1", "127.1", "2130706433:80"}) {
     EXPECT_FALSE(ParseHostPort(text).ok()) << text;
   }
 }

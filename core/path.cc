@@ -65,7 +65,8 @@ absl::StatusOr<std::string> ResolvePolicyPath(absl::string_view path,
     for (absl::string_view part : absl::StrSplit(path, '/')) {
       if (part == "..") {
         return absl::InvalidArgumentError(absl::StrCat(
-            "'", path, "': .. has no meaning in a pattern that starts with **"));
+            "'", path,
+            "': .. has no meaning in a pattern that starts with **"));
       }
     }
     absl::StatusOr<std::string> rest = NormalizePath(absl::StrCat("/", path));
@@ -75,8 +76,8 @@ absl::StatusOr<std::string> ResolvePolicyPath(absl::string_view path,
   std::string absolute;
   if (path[0] == '~') {
     if (path.size() > 1 && path[1] != '/') {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "'", path, "': only ~ and ~/ are expanded, not ~user"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("'", path, "': only ~ and ~/ are expanded, not ~user"));
     }
     if (home.empty() || home[0] != '/') {
       return absl::InvalidArgumentError(
@@ -153,8 +154,8 @@ absl::StatusOr<PathPattern> PathPattern::Compile(absl::string_view pattern) {
   for (absl::string_view part : absl::StrSplit(pattern, '/')) {
     if (part.empty() || part == ".") continue;
     if (part == "..") {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "pattern '", pattern, "' uses .. next to a wildcard"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("pattern '", pattern, "' uses .. next to a wildcard"));
     }
     if (part.find("**") != absl::string_view::npos && part != "**") {
       return absl::InvalidArgumentError(
@@ -164,9 +165,9 @@ absl::StatusOr<PathPattern> PathPattern::Compile(absl::string_view pattern) {
     out.components_.emplace_back(part);
   }
   if (out.components_.size() > kMaxPatternComponents) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "pattern '", pattern, "' has more than ", kMaxPatternComponents,
-        " components"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("pattern '", pattern, "' has more than ",
+                     kMaxPatternComponents, " components"));
   }
   return out;
 }

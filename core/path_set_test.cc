@@ -18,8 +18,8 @@ namespace klaunch {
 namespace {
 
 // Few names, so that patterns and paths meet often; odd bytes included.
-const char* const kNames[] = {"a", "b", "ab", ".env", "x.pem", "a.b",
-                              "\xff", "we ird", "(a)", "a+"};
+const char* const kNames[] = {"a",   "b",    "ab",     ".env", "x.pem",
+                              "a.b", "\xff", "we ird", "(a)",  "a+"};
 const char* const kGlobs[] = {"*", "a*", "*b", "*.pem", "a*b", "**", "**"};
 
 std::string RandomPath(std::mt19937& rng) {
@@ -81,8 +81,7 @@ TEST(PathSet, TheEngineNamesTheFirstCoveringRuleAsAnOrderedScanWould) {
     auto add = [&](std::vector<Entry>* list, const char* name) {
       const int n = std::uniform_int_distribution<int>(0, 6)(rng);
       for (int i = 0; i < n; ++i) {
-        std::string text =
-            rng() % 2 ? RandomPattern(rng) : RandomPath(rng);
+        std::string text = rng() % 2 ? RandomPattern(rng) : RandomPath(rng);
         if (!PathPattern::Compile(text).ok()) continue;
         Entry e;
         e.value = e.resolved = text;
@@ -99,9 +98,9 @@ TEST(PathSet, TheEngineNamesTheFirstCoveringRuleAsAnOrderedScanWould) {
       const std::string path = RandomPath(rng);
       std::string expected = "filesystem.unlisted";
       bool found = false;
-      for (const auto* list : {&policy.filesystem.deny,
-                               &policy.filesystem.write,
-                               &policy.filesystem.read}) {
+      for (const auto* list :
+           {&policy.filesystem.deny, &policy.filesystem.write,
+            &policy.filesystem.read}) {
         for (const Entry& e : *list) {
           if (PathPattern::Compile(e.value)->Covers(path)) {
             expected = e.key;

@@ -203,8 +203,7 @@ TEST(ResolvePolicyPath, ExpandsTildeOnlyAtTheStart) {
 }
 
 TEST(ResolvePolicyPath, RefusesTildeUser) {
-  ExpectInvalid(ResolvePolicyPath("~root/.ssh", "/base", "/home/me"),
-                "~user");
+  ExpectInvalid(ResolvePolicyPath("~root/.ssh", "/base", "/home/me"), "~user");
   ExpectInvalid(ResolvePolicyPath("~root", "/base", "/home/me"), "~user");
 }
 
@@ -218,8 +217,8 @@ TEST(ResolvePolicyPath, RefusesAnEmptyPath) {
 }
 
 TEST(ResolvePolicyPath, RefusesANulByte) {
-  absl::StatusOr<std::string> p = ResolvePolicyPath(
-      absl::string_view("/etc/a\0b", 8), "/base", "/home/me");
+  absl::StatusOr<std::string> p =
+      ResolvePolicyPath(absl::string_view("/etc/a\0b", 8), "/base", "/home/me");
   ExpectInvalid(p, "NUL");
 }
 
@@ -662,8 +661,7 @@ TEST(PathPattern, AgreesWithAReferenceMatcherOnSmallInputs) {
     absl::StatusOr<PathPattern> compiled = PathPattern::Compile(text);
     ASSERT_TRUE(compiled.ok()) << text << ": " << compiled.status();
     for (const auto& path : paths) {
-      const std::string path_text =
-          absl::StrCat("/", absl::StrJoin(path, "/"));
+      const std::string path_text = absl::StrCat("/", absl::StrJoin(path, "/"));
       if (compiled->Covers(path_text) != match(pat, 0, path, 0)) {
         ADD_FAILURE() << "pattern '" << text << "' path '" << path_text
                       << "' reference " << match(pat, 0, path, 0);

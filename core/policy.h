@@ -18,6 +18,7 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+
 #include "absl/strings/string_view.h"
 
 namespace klaunch {

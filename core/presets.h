@@ -26,6 +26,7 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
 #include "absl/strings/string_view.h"
 
 namespace klaunch {

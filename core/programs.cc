@@ -24,11 +24,10 @@ absl::Status Widens(const Entry& entry, absl::string_view why) {
 
 absl::Status WidensKey(const ProgramSection& s, absl::string_view key,
                        absl::string_view why) {
-  return absl::InvalidArgumentError(
-      absl::StrCat(LocationPrefix(s.where), s.key, ".", key,
-                   " widens the policy: ", why,
-                   " (a program section can only narrow what its parent may "
-                   "do)"));
+  return absl::InvalidArgumentError(absl::StrCat(
+      LocationPrefix(s.where), s.key, ".", key, " widens the policy: ", why,
+      " (a program section can only narrow what its parent may "
+      "do)"));
 }
 
 int Rank(Unlisted u) {
@@ -128,8 +127,8 @@ absl::Status CheckNarrows(const Engine& engine, const ProgramSection& s) {
     for (const Entry& e : **list) {
       const std::string root = LiteralRoot(e.value);
       if (!engine.CheckPath(access, root).allowed()) {
-        return Widens(e, absl::StrCat("the policy does not admit ", what, " ",
-                                      root));
+        return Widens(
+            e, absl::StrCat("the policy does not admit ", what, " ", root));
       }
     }
   }
@@ -148,10 +147,10 @@ absl::Status CheckNarrows(const Engine& engine, const ProgramSection& s) {
                      "the policy keeps abstract Unix sockets closed");
   }
   if (s.unlisted && Rank(*s.unlisted) > Rank(policy.commands.unlisted)) {
-    return WidensKey(s, "commands.unlisted",
-                     absl::StrCat("the policy's commands.unlisted is \"",
-                                  UnlistedName(policy.commands.unlisted),
-                                  "\""));
+    return WidensKey(
+        s, "commands.unlisted",
+        absl::StrCat("the policy's commands.unlisted is \"",
+                     UnlistedName(policy.commands.unlisted), "\""));
   }
   if (policy.commands.unlisted != Unlisted::kAllow) {
     using K = CommandRule::Kind;
@@ -257,8 +256,9 @@ bool ChainKeepsVariable(const Policy& policy, absl::Span<const int> chain,
   for (int i : chain) {
     const ProgramSection& s = policy.programs[i];
     if (!s.env_keep) continue;
-    if (std::none_of(s.env_keep->begin(), s.env_keep->end(),
-                     [&](const Entry& e) { return GlobMatch(e.value, name); })) {
+    if (std::none_of(
+            s.env_keep->begin(), s.env_keep->end(),
+            [&](const Entry& e) { return GlobMatch(e.value, name); })) {
       return false;
     }
   }

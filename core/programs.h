@@ -41,8 +41,8 @@ Policy SectionPolicy(const Policy& policy, const ProgramSection& section);
 absl::Status CheckNarrows(const Engine& engine, const ProgramSection& section);
 
 // `chain` with the sections that an exec of this file enters appended, in
-// the policy's order, each at most once. A section named by a bare name is entered
-// when any of the names (the executable as named, its final target, the
+// the policy's order, each at most once. A section named by a bare name is
+// entered when any of the names (the executable as named, its final target, the
 // links between) has that base name; one named by a path when one of them
 // is that path. Returns `chain` unchanged when nothing new is entered.
 std::vector<int> EnterSections(const Policy& policy,

@@ -60,13 +60,15 @@ TEST(ProgramSections, ASectionNarrowsItsProgramAndNamesItselfAsTheRule) {
   ASSERT_EQ(top.policy().programs.size(), 2u);
   Engine curl = Under(top, {0});
   EXPECT_EQ(curl.program(), "curl");
-  EXPECT_TRUE(top.CheckPath(Access::kWrite, "/nonexistent-ws/proj/out").allowed());
+  EXPECT_TRUE(
+      top.CheckPath(Access::kWrite, "/nonexistent-ws/proj/out").allowed());
   Decision d = curl.CheckPath(Access::kWrite, "/nonexistent-ws/proj/out");
   EXPECT_EQ(d.verdict, Verdict::kDeny);
   EXPECT_EQ(d.rule, "programs.\"curl\"");
   EXPECT_THAT(d.message, HasSubstr("narrows this program"));
   // Reading is the policy's, untouched by a section that names no read key.
-  EXPECT_TRUE(curl.CheckPath(Access::kRead, "/nonexistent-ws/proj/out").allowed());
+  EXPECT_TRUE(
+      curl.CheckPath(Access::kRead, "/nonexistent-ws/proj/out").allowed());
   const IpAddress a = *IpAddress::Parse("10.1.2.3");
   EXPECT_TRUE(top.CheckConnect(a, 443, "www.example.com").allowed());
   EXPECT_FALSE(curl.CheckConnect(a, 443, "www.example.com").allowed());
@@ -76,23 +78,26 @@ TEST(ProgramSections, ASectionNarrowsItsProgramAndNamesItselfAsTheRule) {
 TEST(ProgramSections, AChainIsTheIntersectionOfEverySection) {
   Engine top = MustLoad(kAgent);
   Engine pip = Under(top, {1});
-  EXPECT_TRUE(
-      pip.CheckPath(Access::kWrite, "/nonexistent-home/me/.venv/lib/x").allowed());
+  EXPECT_TRUE(pip.CheckPath(Access::kWrite, "/nonexistent-home/me/.venv/lib/x")
+                  .allowed());
   Engine both = Under(top, {1, 0});
   EXPECT_FALSE(
-      both.CheckPath(Access::kWrite, "/nonexistent-home/me/.venv/lib/x").allowed());
-  EXPECT_FALSE(both.CheckConnect(*IpAddress::Parse("10.1.2.3"), 443,
-                                 "api.example.com")
-                   .allowed());
+      both.CheckPath(Access::kWrite, "/nonexistent-home/me/.venv/lib/x")
+          .allowed());
+  EXPECT_FALSE(
+      both.CheckConnect(*IpAddress::Parse("10.1.2.3"), 443, "api.example.com")
+          .allowed());
   EXPECT_FALSE(top.Narrow({2}).ok());
 }
 
-TEST(ProgramSections, AWriteRootOutsideTheParentsIsALoadErrorNamingProgramAndKey) {
+TEST(ProgramSections,
+     AWriteRootOutsideTheParentsIsALoadErrorNamingProgramAndKey) {
   absl::StatusOr<Engine> e =
       Load("[programs.\"pip\"]\nfilesystem.write = [\"/etc\"]\n");
   ASSERT_FALSE(e.ok());
-  EXPECT_THAT(e.status().message(),
-              HasSubstr("test.toml:2:21: programs.\"pip\".filesystem.write[0]"));
+  EXPECT_THAT(
+      e.status().message(),
+      HasSubstr("test.toml:2:21: programs.\"pip\".filesystem.write[0]"));
   EXPECT_THAT(e.status().message(), HasSubstr("widens the policy"));
 }
 
@@ -137,23 +142,21 @@ TEST(ProgramSections, WideningCommandsTheWorkspaceOrSocketsIsALoadError) {
                   .message(),
               HasSubstr("programs.\"x\".commands.unlisted widens"));
   EXPECT_TRUE(
-      Load(cmds + "[programs.\"x\"]\ncommands.allow = [\"git status *\"]\n").ok());
+      Load(cmds + "[programs.\"x\"]\ncommands.allow = [\"git status *\"]\n")
+          .ok());
   EXPECT_TRUE(Load(cmds + "[programs.\"x\"]\ncommands.allow_prefixes = "
                           "[\"git log\"]\n")
                   .ok());
+  EXPECT_THAT(Load(cmds + "[programs.\"x\"]\ncommands.allow = [\"rm *\"]\n")
+                  .status()
+                  .message(),
+              HasSubstr("programs.\"x\".commands.allow[0]"));
   EXPECT_THAT(
-      Load(cmds + "[programs.\"x\"]\ncommands.allow = [\"rm *\"]\n")
-          .status()
-          .message(),
-      HasSubstr("programs.\"x\".commands.allow[0]"));
-  EXPECT_THAT(Load("[programs.\"x\"]\nenv.set = { A = \"b\" }\n")
-                  .status()
-                  .message(),
-              HasSubstr("can only narrow"));
-  EXPECT_THAT(Load("[programs.\"x\"]\nsystem.allow = [\"mount\"]\n")
-                  .status()
-                  .message(),
-              HasSubstr("unknown key 'programs.\"x\".system'"));
+      Load("[programs.\"x\"]\nenv.set = { A = \"b\" }\n").status().message(),
+      HasSubstr("can only narrow"));
+  EXPECT_THAT(
+      Load("[programs.\"x\"]\nsystem.allow = [\"mount\"]\n").status().message(),
+      HasSubstr("unknown key 'programs.\"x\".system'"));
   EXPECT_THAT(Load("[programs.\"bin/x\"]\n").status().message(),
               HasSubstr("bare program name"));
   EXPECT_THAT(Load("[programs.\"cu*\"]\n").status().message(),
@@ -231,7 +234,8 @@ network.allow = []
   }
 }
 
-TEST(ProgramSections, OnlyTheRulesetsOfAChainAProcessDoesNotHoldAreStackedAgain) {
+TEST(ProgramSections,
+     OnlyTheRulesetsOfAChainAProcessDoesNotHoldAreStackedAgain) {
   Engine top = MustLoad(R"(
 [programs."a"]
 network.allow = []
@@ -258,9 +262,12 @@ network.allow = []
 
 TEST(ProgramSections, ASectionsEnvKeepNarrowsTheVariablesPassedOn) {
   Engine top = MustLoad(kAgent);
-  EXPECT_TRUE(ChainKeepsVariable(top.policy(), std::vector<int>{1}, "PIP_INDEX_URL"));
-  EXPECT_FALSE(ChainKeepsVariable(top.policy(), std::vector<int>{1}, "AWS_SECRET"));
-  EXPECT_TRUE(ChainKeepsVariable(top.policy(), std::vector<int>{0}, "AWS_SECRET"));
+  EXPECT_TRUE(
+      ChainKeepsVariable(top.policy(), std::vector<int>{1}, "PIP_INDEX_URL"));
+  EXPECT_FALSE(
+      ChainKeepsVariable(top.policy(), std::vector<int>{1}, "AWS_SECRET"));
+  EXPECT_TRUE(
+      ChainKeepsVariable(top.policy(), std::vector<int>{0}, "AWS_SECRET"));
 }
 
 TEST(ProgramSections, TheEffectiveFormKeepsEverySection) {
@@ -283,12 +290,12 @@ TEST(ProgramSections, TheEffectiveFormKeepsEverySection) {
 // exactly what the policy does.
 TEST(ProgramSections, NoGeneratedSectionEverAdmitsWhatThePolicyRefuses) {
   std::mt19937 rng(20261203);
-  const std::vector<std::string> dirs = {"/nonexistent-ws/proj", "/tmp",
-                                         "/usr", "/etc", "/nonexistent-ws/proj/a",
-                                         "/tmp/x", "/opt"};
+  const std::vector<std::string> dirs = {
+      "/nonexistent-ws/proj",   "/tmp",   "/usr", "/etc",
+      "/nonexistent-ws/proj/a", "/tmp/x", "/opt"};
   const std::vector<std::string> hosts = {"a.example.com", "b.example.com",
-                                          "example.org", "10.0.0.0/8",
-                                          "10.2.0.0/16", "*.example.com"};
+                                          "example.org",   "10.0.0.0/8",
+                                          "10.2.0.0/16",   "*.example.com"};
   auto pick = [&](const std::vector<std::string>& v) {
     return v[rng() % v.size()];
   };
@@ -308,26 +315,32 @@ TEST(ProgramSections, NoGeneratedSectionEverAdmitsWhatThePolicyRefuses) {
         "\n[network]\nallow = ", list(hosts, ":443"), "\n");
     for (int s = 0; s < 2; ++s) {
       absl::StrAppend(&toml, "[programs.\"p", s, "\"]\n");
-      if (rng() % 2) absl::StrAppend(&toml, "filesystem.read = ", list(dirs, ""), "\n");
-      if (rng() % 2) absl::StrAppend(&toml, "filesystem.write = ", list(dirs, ""), "\n");
-      if (rng() % 2) absl::StrAppend(&toml, "filesystem.deny = ", list(dirs, ""), "\n");
+      if (rng() % 2)
+        absl::StrAppend(&toml, "filesystem.read = ", list(dirs, ""), "\n");
+      if (rng() % 2)
+        absl::StrAppend(&toml, "filesystem.write = ", list(dirs, ""), "\n");
+      if (rng() % 2)
+        absl::StrAppend(&toml, "filesystem.deny = ", list(dirs, ""), "\n");
       if (rng() % 2) {
         absl::StrAppend(&toml, "filesystem.workspace_writable = ",
                         rng() % 2 ? "true" : "false", "\n");
       }
-      if (rng() % 2) absl::StrAppend(&toml, "network.allow = ", list(hosts, ":443"), "\n");
+      if (rng() % 2)
+        absl::StrAppend(&toml, "network.allow = ", list(hosts, ":443"), "\n");
     }
     absl::StatusOr<Engine> top = Load(toml);
     if (!top.ok()) {
       // Only a widening section may fail to load.
-      EXPECT_THAT(top.status().message(), HasSubstr("widens the policy")) << toml;
+      EXPECT_THAT(top.status().message(), HasSubstr("widens the policy"))
+          << toml;
       continue;
     }
     ++sections;
     // The reference: each section's own policy, judged alone.
     std::vector<Engine> alone;
     for (const ProgramSection& ps : top->policy().programs) {
-      absl::StatusOr<Engine> e = Engine::Create(SectionPolicy(top->policy(), ps));
+      absl::StatusOr<Engine> e =
+          Engine::Create(SectionPolicy(top->policy(), ps));
       ASSERT_TRUE(e.ok()) << e.status();
       alone.push_back(*std::move(e));
     }
@@ -343,35 +356,43 @@ TEST(ProgramSections, NoGeneratedSectionEverAdmitsWhatThePolicyRefuses) {
       Engine narrowed = Under(*top, chain);
       for (const std::string& d : dirs) {
         for (const std::string& path : {d, d + "/f", d + "/secret"}) {
-          for (Access a : {Access::kRead, Access::kWrite, Access::kExec,
-                           Access::kStat}) {
+          for (Access a :
+               {Access::kRead, Access::kWrite, Access::kExec, Access::kStat}) {
             ++checked;
             const bool admitted = narrowed.CheckPath(a, path).allowed();
             if (admitted) {
               EXPECT_TRUE(top->CheckPath(a, path).allowed())
-                  << AccessName(a) << " " << path << "\n" << toml;
+                  << AccessName(a) << " " << path << "\n"
+                  << toml;
             }
-            EXPECT_EQ(admitted, all_admit(chain, [&](const Engine& e) {
-                        return e.CheckPath(a, path).allowed();
-                      }))
-                << AccessName(a) << " " << path << "\n" << toml;
+            EXPECT_EQ(admitted,
+                      all_admit(chain,
+                                [&](const Engine& e) {
+                                  return e.CheckPath(a, path).allowed();
+                                }))
+                << AccessName(a) << " " << path << "\n"
+                << toml;
           }
         }
       }
       for (const char* addr : {"10.1.1.1", "10.2.3.4", "192.0.2.1"}) {
-        for (const char* name : {"a.example.com", "b.example.com",
-                                 "example.org", ""}) {
+        for (const char* name :
+             {"a.example.com", "b.example.com", "example.org", ""}) {
           ++checked;
           const IpAddress ip = *IpAddress::Parse(addr);
           const bool admitted = narrowed.CheckConnect(ip, 443, name).allowed();
           if (admitted) {
             EXPECT_TRUE(top->CheckConnect(ip, 443, name).allowed())
-                << addr << " " << name << "\n" << toml;
+                << addr << " " << name << "\n"
+                << toml;
           }
-          EXPECT_EQ(admitted, all_admit(chain, [&](const Engine& e) {
-                      return e.CheckConnect(ip, 443, name).allowed();
-                    }))
-              << addr << " " << name << "\n" << toml;
+          EXPECT_EQ(admitted,
+                    all_admit(chain,
+                              [&](const Engine& e) {
+                                return e.CheckConnect(ip, 443, name).allowed();
+                              }))
+              << addr << " " << name << "\n"
+              << toml;
         }
       }
     }

@@ -1,10 +1,9 @@
 #include "core/static_names.h"
 
-#include <stdlib.h>
-#include <unistd.h>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include <string>
 #include <vector>

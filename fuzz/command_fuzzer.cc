@@ -26,16 +26,14 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
-#include "fuzz/support.h"
 #include "core/command.h"
 #include "core/path.h"
+#include "fuzz/support.h"
 
 namespace klaunch {
 namespace {
 
 using fuzz::RefGlob;
-
-
 
 std::string Describe(absl::string_view rule, absl::string_view exe,
                      absl::Span<const absl::string_view> argv) {
@@ -91,8 +89,7 @@ std::optional<bool> RefMatches(CommandRule::Kind kind, absl::string_view text,
 }
 
 void CheckRule(CommandRule::Kind kind, absl::string_view text,
-               absl::string_view exe,
-               std::vector<absl::string_view> argv) {
+               absl::string_view exe, std::vector<absl::string_view> argv) {
   absl::StatusOr<CommandRule> rule = CommandRule::Compile(kind, text);
   const absl::string_view trimmed = absl::StripAsciiWhitespace(text);
   // Refused: only an empty rule, a prefix whose program holds a `*`, a bad
@@ -127,8 +124,7 @@ void CheckRule(CommandRule::Kind kind, absl::string_view text,
   // A bare-name rule (a pattern not starting with ^/ included) looks at the
   // basename only.
   if (rule->names_bare_program()) {
-    const std::string moved =
-        absl::StrCat("/elsewhere/deeper/", Basename(exe));
+    const std::string moved = absl::StrCat("/elsewhere/deeper/", Basename(exe));
     FUZZ_CHECK(rule->Matches(moved, argv) == matches, what, " moved to '",
                moved, "'");
   } else if (matches && kind != CommandRule::Kind::kPattern) {

@@ -29,7 +29,6 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
-#include "fuzz/support.h"
 #include "core/command.h"
 #include "core/effective.h"
 #include "core/engine.h"
@@ -37,6 +36,7 @@
 #include "core/network.h"
 #include "core/path.h"
 #include "core/policy.h"
+#include "fuzz/support.h"
 
 namespace klaunch {
 namespace {
@@ -102,7 +102,8 @@ NaivePathRule NaiveRule(const Entry& e) {
   NaivePathRule rule{&e, *std::move(p), std::nullopt};
   if (!e.resolved.empty() && e.resolved != e.value) {
     absl::StatusOr<PathPattern> r = PathPattern::Compile(e.resolved);
-    FUZZ_CHECK(r.ok(), "the Engine compiled '", e.resolved, "', PathPattern not");
+    FUZZ_CHECK(r.ok(), "the Engine compiled '", e.resolved,
+               "', PathPattern not");
     rule.resolved = *std::move(r);
   }
   return rule;
@@ -213,10 +214,13 @@ std::string Instance(absl::string_view pattern) {
 
 std::vector<std::string> QuestionPaths(const Policy& p,
                                        const LoadContext& ctx) {
-  std::vector<std::string> out = {"/", "/etc/shadow", "/tmp/f",
+  std::vector<std::string> out = {"/",
+                                  "/etc/shadow",
+                                  "/tmp/f",
                                   absl::StrCat(ctx.base_dir, "/f"),
                                   absl::StrCat(ctx.home, "/.ssh/id_rsa"),
-                                  "relative/path", "/a/../../b/./c//d"};
+                                  "relative/path",
+                                  "/a/../../b/./c//d"};
   auto add = [&](absl::string_view v) {
     if (v.empty() || out.size() >= kMaxPaths) return;
     const std::string i = Instance(v);
@@ -225,9 +229,9 @@ std::vector<std::string> QuestionPaths(const Policy& p,
     out.push_back(std::string(i.substr(0, std::max<size_t>(1, i.rfind('/')))));
   };
   std::vector<const Entry*> entries = {&p.filesystem.workspace};
-  for (const auto* list : {&p.filesystem.deny, &p.filesystem.write,
-                           &p.filesystem.read, &p.filesystem.read_only,
-                           &p.klaunch.read_only}) {
+  for (const auto* list :
+       {&p.filesystem.deny, &p.filesystem.write, &p.filesystem.read,
+        &p.filesystem.read_only, &p.klaunch.read_only}) {
     for (const Entry& e : *list) entries.push_back(&e);
   }
   for (const Entry* e : entries) {
@@ -285,9 +289,12 @@ std::vector<NaiveCommand> NaiveCommands(const std::vector<Entry>& entries,
 void CheckCommands(const Engine& engine, const Policy& p,
                    const LoadContext& ctx) {
   using K = CommandRule::Kind;
-  const std::vector<NaiveCommand> deny = NaiveCommands(p.commands.deny, K::kGlob);
-  std::vector<NaiveCommand> allow = NaiveCommands(p.commands.allow_prefixes, K::kPrefix);
-  for (auto& r : NaiveCommands(p.commands.allow, K::kGlob)) allow.push_back(std::move(r));
+  const std::vector<NaiveCommand> deny =
+      NaiveCommands(p.commands.deny, K::kGlob);
+  std::vector<NaiveCommand> allow =
+      NaiveCommands(p.commands.allow_prefixes, K::kPrefix);
+  for (auto& r : NaiveCommands(p.commands.allow, K::kGlob))
+    allow.push_back(std::move(r));
   for (auto& r : NaiveCommands(p.commands.allow_patterns, K::kPattern)) {
     allow.push_back(std::move(r));
   }
@@ -309,17 +316,19 @@ void CheckCommands(const Engine& engine, const Policy& p,
          {absl::StartsWith(program, "/") ? program
                                          : absl::StrCat("/usr/bin/", program),
           absl::StrCat(ctx.base_dir, "/", Basename(program))}) {
-      const std::string what = absl::StrCat("exec of ", exe, " as `",
-                                            e->value, "`\n", EffectiveToml(p));
+      const std::string what = absl::StrCat("exec of ", exe, " as `", e->value,
+                                            "`\n", EffectiveToml(p));
       const Decision d = engine.CheckCommand(exe, argv);
       bool denied_by_rule = false;
-      for (const NaiveCommand& r : deny) denied_by_rule |= r.rule.Matches(exe, argv);
+      for (const NaiveCommand& r : deny)
+        denied_by_rule |= r.rule.Matches(exe, argv);
       FUZZ_CHECK(!denied_by_rule || d.verdict == Verdict::kDeny, what);
-      FUZZ_CHECK(engine.CheckDeniedCommand(exe, argv).allowed() == !denied_by_rule,
-                 what);
-      FUZZ_CHECK(d.verdict != Verdict::kAsk ||
-                     p.commands.unlisted == Unlisted::kAsk,
-                 what);
+      FUZZ_CHECK(
+          engine.CheckDeniedCommand(exe, argv).allowed() == !denied_by_rule,
+          what);
+      FUZZ_CHECK(
+          d.verdict != Verdict::kAsk || p.commands.unlisted == Unlisted::kAsk,
+          what);
       if (!d.allowed()) continue;
       FUZZ_CHECK(engine.CheckPath(Access::kExec, exe).allowed(), what);
       if (d.rule == "commands.unlisted") {
@@ -359,7 +368,8 @@ void CheckNetwork(const Engine& engine, const Policy& p) {
       // An address the rule names, when it names one.
       absl::string_view text = e.value;
       text = text.substr(0, text.find('/'));
-      if (absl::StartsWith(text, "[")) text = text.substr(1, text.find(']') - 1);
+      if (absl::StartsWith(text, "["))
+        text = text.substr(1, text.find(']') - 1);
       if (std::optional<IpAddress> a = IpAddress::Parse(text)) {
         addresses.push_back(*a);
       } else if (std::optional<IpAddress> a =
@@ -418,12 +428,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                               .home = "/elsewhere/home",
                               .tmpdir = "/elsewhere/tmp",
                               .effective_only = true};
-  absl::StatusOr<Policy> again = LoadPolicyText(form, "effective.toml", elsewhere);
-  FUZZ_CHECK(again.ok(), "the effective form does not load: ",
-             again.status().ToString(), "\n", form);
+  absl::StatusOr<Policy> again =
+      LoadPolicyText(form, "effective.toml", elsewhere);
+  FUZZ_CHECK(again.ok(),
+             "the effective form does not load: ", again.status().ToString(),
+             "\n", form);
   SamePolicy(*policy, *again, form);
   const std::string form2 = EffectiveToml(*again);
-  absl::StatusOr<Policy> third = LoadPolicyText(form2, "effective.toml", elsewhere);
+  absl::StatusOr<Policy> third =
+      LoadPolicyText(form2, "effective.toml", elsewhere);
   FUZZ_CHECK(third.ok(), third.status().ToString(), "\n", form2);
   FUZZ_CHECK(EffectiveToml(*third) == form2, "not a fixed point:\n", form2,
              "\n----\n", EffectiveToml(*third));

@@ -10,6 +10,8 @@
 // length, 1-16 the address, 17-18 the port), then lines: a rule, a connect
 // target, a host name. It does not resolve names (the launcher does).
 
+#include <arpa/inet.h>
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -20,20 +22,16 @@
 #include <string>
 #include <vector>
 
-#include <arpa/inet.h>
-
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
-#include "fuzz/support.h"
 #include "core/network.h"
+#include "fuzz/support.h"
 
 namespace klaunch {
 namespace {
-
-
 
 IpAddress Mapped(const IpAddress& v4) {
   IpAddress out;
@@ -93,7 +91,8 @@ void CheckAddressBytes(const IpAddress& a) {
   FUZZ_CHECK(parsed && *parsed == a.Unmapped(), shown);
   if (!a.v6) {
     FUZZ_CHECK(Mapped(a).Unmapped() == a, shown);
-    FUZZ_CHECK(IpAddress::Parse(Mapped(a).ToString()) == a, Mapped(a).ToString());
+    FUZZ_CHECK(IpAddress::Parse(Mapped(a).ToString()) == a,
+               Mapped(a).ToString());
   }
 }
 
@@ -133,8 +132,8 @@ void CheckTarget(absl::string_view text) {
   absl::StatusOr<HostPort> again = ParseHostPort(written);
   FUZZ_CHECK(again.ok() && again->host == hp->host && again->port == hp->port &&
                  again->address == hp->address,
-             "'", text, "' written as '", written, "': ",
-             again.status().ToString());
+             "'", text, "' written as '", written,
+             "': ", again.status().ToString());
 }
 
 void CheckRule(absl::string_view text, const IpAddress& address, uint16_t port,
@@ -143,9 +142,9 @@ void CheckRule(absl::string_view text, const IpAddress& address, uint16_t port,
   if (!rule.ok()) return;
   FUZZ_CHECK(!absl::StrContains(text, '@') && !absl::StrContains(text, "://"),
              text);
-  const std::string what = absl::StrCat("rule '", text, "' address ",
-                                        address.ToString(), " port ", port,
-                                        " name '", hostname, "'");
+  const std::string what =
+      absl::StrCat("rule '", text, "' address ", address.ToString(), " port ",
+                   port, " name '", hostname, "'");
   const bool admits = rule->Admits(address, port, hostname);
   // A rule's port, when it has one, is the only port it admits.
   if (rule->port() != 0) {
@@ -162,9 +161,9 @@ void CheckRule(absl::string_view text, const IpAddress& address, uint16_t port,
   if (rule->names_host()) {
     // A host rule looks at the name only, and only at a name.
     FUZZ_CHECK(!rule->Admits(address, good_port, ""), what, " without a name");
-    FUZZ_CHECK(rule->Admits(IpAddress::V4(0x7f000001), port, hostname) ==
-                   admits,
-               what, " other address");
+    FUZZ_CHECK(
+        rule->Admits(IpAddress::V4(0x7f000001), port, hostname) == admits, what,
+        " other address");
     // Its labels, from the text: before the port, lower case, no final dot.
     std::string host = absl::AsciiStrToLower(text.substr(0, text.find(':')));
     if (absl::EndsWith(host, ".")) host.pop_back();
@@ -173,18 +172,18 @@ void CheckRule(absl::string_view text, const IpAddress& address, uint16_t port,
     if (hostname.empty() || !name.ok()) {
       FUZZ_CHECK(!admits, what);
     } else if (name->size() <= 253 && labels.size() <= 64) {
-      const bool want =
-          (rule->port() == 0 || port == rule->port()) &&
-          RefHostMatch(labels, absl::StrSplit(*name, '.'));
+      const bool want = (rule->port() == 0 || port == rule->port()) &&
+                        RefHostMatch(labels, absl::StrSplit(*name, '.'));
       FUZZ_CHECK(admits == want, what, " want ", want);
     }
     const std::string literal = rule->literal_host();
     if (!literal.empty()) {
       FUZZ_CHECK(literal == host, what, " literal '", literal, "'");
       FUZZ_CHECK(rule->Admits(address, good_port, literal), what);
-      FUZZ_CHECK(rule->Admits(address, good_port,
-                              absl::StrCat(absl::AsciiStrToUpper(literal), ".")),
-                 what);
+      FUZZ_CHECK(
+          rule->Admits(address, good_port,
+                       absl::StrCat(absl::AsciiStrToUpper(literal), ".")),
+          what);
     }
   } else {
     FUZZ_CHECK(rule->literal_host().empty(), what);

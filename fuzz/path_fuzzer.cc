@@ -21,9 +21,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
-#include "fuzz/support.h"
 #include "core/path.h"
 #include "core/path_set.h"
+#include "fuzz/support.h"
 
 namespace klaunch {
 namespace {
@@ -31,12 +31,9 @@ namespace {
 using fuzz::kMaxRefCells;
 using fuzz::RefGlob;
 
-
-
 std::vector<absl::string_view> Components(absl::string_view path) {
   return absl::StrSplit(path, '/', absl::SkipEmpty());
 }
-
 
 // Does the whole pattern match some leading part of the path's components?
 // (`**` takes zero or more components.) nullopt when too big to ask.
@@ -65,7 +62,8 @@ void CheckNormalize(absl::string_view raw) {
   absl::StatusOr<std::string> n = NormalizePath(raw);
   const bool well_formed = !raw.empty() && raw[0] == '/' &&
                            raw.find('\0') == absl::string_view::npos;
-  FUZZ_CHECK(n.ok() == well_formed, "input '", raw, "': ", n.status().ToString());
+  FUZZ_CHECK(n.ok() == well_formed, "input '", raw,
+             "': ", n.status().ToString());
   FUZZ_CHECK(IsNormalizedPath(raw) == (n.ok() && *n == raw), "input '", raw,
              "'");
   if (!n.ok()) return;
@@ -106,7 +104,8 @@ void CheckResolve(absl::string_view raw) {
     expected = NormalizePath(raw).value_or("?");
   } else if (raw[0] == '~') {
     FUZZ_CHECK(raw.size() == 1 || raw[1] == '/', "'", raw, "' -> '", *r, "'");
-    expected = NormalizePath(absl::StrCat(home, "/", raw.substr(1))).value_or("?");
+    expected =
+        NormalizePath(absl::StrCat(home, "/", raw.substr(1))).value_or("?");
   } else {
     expected = NormalizePath(absl::StrCat(base_dir, "/", raw)).value_or("?");
   }
@@ -118,7 +117,8 @@ void CheckResolve(absl::string_view raw) {
 
 void CheckWithin(absl::string_view a, absl::string_view b) {
   if (!IsNormalizedPath(a) || !IsNormalizedPath(b)) return;
-  const bool want = a == b || b == "/" || absl::StartsWith(a, absl::StrCat(b, "/"));
+  const bool want =
+      a == b || b == "/" || absl::StartsWith(a, absl::StrCat(b, "/"));
   FUZZ_CHECK(PathIsWithin(a, b) == want, "'", a, "' within '", b, "'");
 }
 
@@ -139,8 +139,9 @@ void CheckPattern(absl::string_view text, absl::string_view raw_path,
   if (!p->is_literal()) {
     FUZZ_CHECK(p->components().size() <= 63, text);
     for (const std::string& c : p->components()) {
-      FUZZ_CHECK(!c.empty() && c != "." && c != ".." && !absl::StrContains(c, '/'),
-                 text, " component '", c, "'");
+      FUZZ_CHECK(
+          !c.empty() && c != "." && c != ".." && !absl::StrContains(c, '/'),
+          text, " component '", c, "'");
       FUZZ_CHECK(c == "**" || !absl::StrContains(c, "**"), text);
     }
   }
@@ -175,8 +176,7 @@ void CheckPattern(absl::string_view text, absl::string_view raw_path,
   FUZZ_CHECK(!covers || p->PinsBelow(*path), text, " ", *path);
   absl::StatusOr<std::string> other = NormalizePath(raw_other);
   if (*path == "/" || *below == *path || !other.ok() || *other == "/") return;
-  const std::string moved =
-      absl::StrCat(*other, below->substr(path->size()));
+  const std::string moved = absl::StrCat(*other, below->substr(path->size()));
   if (!p->PinsBelow(*path) && p->Covers(*below)) {
     FUZZ_CHECK(p->Covers(moved), "pattern '", text, "' does not pin '", *path,
                "' but covers '", *below, "' and not '", moved, "'");

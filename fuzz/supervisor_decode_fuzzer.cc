@@ -37,31 +37,31 @@
 namespace klaunch::supervise {
 namespace {
 
-#define FUZZ_CHECK(cond, what)                                         \
-  do {                                                                 \
-    if (!(cond)) {                                                     \
-      std::fprintf(stderr, "%s:%d: property failed: %s (%s)\n",        \
-                   __FILE__, __LINE__, #cond, std::string(what).c_str()); \
-      std::abort();                                                    \
-    }                                                                  \
+#define FUZZ_CHECK(cond, what)                                            \
+  do {                                                                    \
+    if (!(cond)) {                                                        \
+      std::fprintf(stderr, "%s:%d: property failed: %s (%s)\n", __FILE__, \
+                   __LINE__, #cond, std::string(what).c_str());           \
+      std::abort();                                                       \
+    }                                                                     \
   } while (0)
 
 constexpr uint64_t kImageBase = 0x10000;
 
 constexpr int kCalls[] = {
-    SYS_open,        SYS_openat,      SYS_openat2,     SYS_creat,
-    SYS_execve,      SYS_execveat,    SYS_connect,     SYS_bind,
-    SYS_sendto,      SYS_sendmsg,     SYS_sendmmsg,    SYS_unlink,
-    SYS_unlinkat,    SYS_rename,      SYS_renameat,    SYS_renameat2,
-    SYS_mkdir,       SYS_mkdirat,     SYS_rmdir,       SYS_link,
-    SYS_linkat,      SYS_symlink,     SYS_symlinkat,   SYS_truncate,
-    SYS_chmod,       SYS_fchmodat,    kSysFchmodat2,   SYS_fchmod,
-    SYS_chown,       SYS_lchown,      SYS_fchownat,    SYS_fchown,
-    SYS_mknod,       SYS_mknodat,     SYS_utimensat,   SYS_utime,
-    SYS_utimes,      SYS_futimesat,   SYS_setxattr,    SYS_lsetxattr,
-    SYS_fsetxattr,   SYS_removexattr, SYS_lremovexattr, SYS_fremovexattr,
-    SYS_stat,        SYS_lstat,       SYS_newfstatat,  SYS_statx,
-    SYS_access,      SYS_faccessat,   SYS_faccessat2,  SYS_readlink,
+    SYS_open,       SYS_openat,      SYS_openat2,      SYS_creat,
+    SYS_execve,     SYS_execveat,    SYS_connect,      SYS_bind,
+    SYS_sendto,     SYS_sendmsg,     SYS_sendmmsg,     SYS_unlink,
+    SYS_unlinkat,   SYS_rename,      SYS_renameat,     SYS_renameat2,
+    SYS_mkdir,      SYS_mkdirat,     SYS_rmdir,        SYS_link,
+    SYS_linkat,     SYS_symlink,     SYS_symlinkat,    SYS_truncate,
+    SYS_chmod,      SYS_fchmodat,    kSysFchmodat2,    SYS_fchmod,
+    SYS_chown,      SYS_lchown,      SYS_fchownat,     SYS_fchown,
+    SYS_mknod,      SYS_mknodat,     SYS_utimensat,    SYS_utime,
+    SYS_utimes,     SYS_futimesat,   SYS_setxattr,     SYS_lsetxattr,
+    SYS_fsetxattr,  SYS_removexattr, SYS_lremovexattr, SYS_fremovexattr,
+    SYS_stat,       SYS_lstat,       SYS_newfstatat,   SYS_statx,
+    SYS_access,     SYS_faccessat,   SYS_faccessat2,   SYS_readlink,
     SYS_readlinkat,
 };
 constexpr size_t kNumCalls = sizeof(kCalls) / sizeof(kCalls[0]);
@@ -75,19 +75,17 @@ bool IsOpen(int nr) {
 }
 bool IsExec(int nr) { return IsOneOf(nr, {SYS_execve, SYS_execveat}); }
 bool IsNetwork(int nr) {
-  return IsOneOf(nr,
-                 {SYS_connect, SYS_bind, SYS_sendto, SYS_sendmsg, SYS_sendmmsg});
+  return IsOneOf(
+      nr, {SYS_connect, SYS_bind, SYS_sendto, SYS_sendmsg, SYS_sendmmsg});
 }
 
 bool IsLook(int nr) {
-  return IsOneOf(nr, {SYS_stat, SYS_lstat, SYS_newfstatat, SYS_statx,
-                      SYS_access, SYS_faccessat, SYS_faccessat2, SYS_readlink,
-                      SYS_readlinkat});
+  return IsOneOf(nr,
+                 {SYS_stat, SYS_lstat, SYS_newfstatat, SYS_statx, SYS_access,
+                  SYS_faccessat, SYS_faccessat2, SYS_readlink, SYS_readlinkat});
 }
 
-bool HasNul(const std::string& s) {
-  return s.find('\0') != std::string::npos;
-}
+bool HasNul(const std::string& s) { return s.find('\0') != std::string::npos; }
 
 bool OneOf(int e, std::initializer_list<int> allowed) {
   return e == 0 || IsOneOf(e, allowed);
@@ -178,7 +176,8 @@ void CheckOpen(const Image& img, const Memory& mem, const SyscallArgs& a) {
   if (e != 0) return;
   FUZZ_CHECK(o.op != nullptr && o.op[0] != '\0', "open's name");
   if (!(o.flags & (O_CREAT | O_TMPFILE))) FUZZ_CHECK(o.mode == 0, "mode kept");
-  if (a.nr != SYS_openat2) FUZZ_CHECK(o.resolve == 0, "resolve outside openat2");
+  if (a.nr != SYS_openat2)
+    FUZZ_CHECK(o.resolve == 0, "resolve outside openat2");
   if (a.nr == SYS_open || a.nr == SYS_creat) {
     FUZZ_CHECK(o.dirfd == AT_FDCWD, "open's directory");
   }
@@ -254,16 +253,18 @@ void CheckAddress(const Memory& mem, uint64_t addr, socklen_t len) {
     case SocketAddress::kUnixAbstract:
       FUZZ_CHECK(s.family == AF_UNIX && un->sun_path[0] == '\0', "abstract");
       FUZZ_CHECK(s.name.size() == path_len - 1, "abstract name's length");
-      FUZZ_CHECK(s.name.size() < sizeof(un->sun_path), "abstract past sun_path");
-      FUZZ_CHECK(std::memcmp(s.name.data(), un->sun_path + 1, s.name.size()) == 0,
-                 "abstract name");
+      FUZZ_CHECK(s.name.size() < sizeof(un->sun_path),
+                 "abstract past sun_path");
+      FUZZ_CHECK(
+          std::memcmp(s.name.data(), un->sun_path + 1, s.name.size()) == 0,
+          "abstract name");
       break;
     case SocketAddress::kUnixPath:
       FUZZ_CHECK(s.family == AF_UNIX, "unix path");
       FUZZ_CHECK(!s.name.empty() && !HasNul(s.name), "unix path's NUL");
-      FUZZ_CHECK(s.name.size() <= sizeof(un->sun_path) &&
-                     s.name.size() <= path_len,
-                 "a unix path past sun_path: " + Num(s.name.size()));
+      FUZZ_CHECK(
+          s.name.size() <= sizeof(un->sun_path) && s.name.size() <= path_len,
+          "a unix path past sun_path: " + Num(s.name.size()));
       FUZZ_CHECK(std::memcmp(s.name.data(), un->sun_path, s.name.size()) == 0,
                  "unix path");
       break;
@@ -325,9 +326,9 @@ void CheckMessage(const Memory& mem, const MessageHeader& h) {
     FUZZ_CHECK(b.control.empty() && b.rights.empty(), "no control");
     return;
   }
-  FUZZ_CHECK(b.control.size() == h.control_len &&
-                 b.control.size() <= kMaxControl,
-             "control length");
+  FUZZ_CHECK(
+      b.control.size() == h.control_len && b.control.size() <= kMaxControl,
+      "control length");
   for (size_t i = 0; i < b.rights.size(); ++i) {
     FUZZ_CHECK(b.rights[i] >= CMSG_LEN(0) &&
                    b.rights[i] + sizeof(int) <= b.control.size(),
@@ -376,9 +377,9 @@ void CheckMutation(const Image& img, const Memory& mem, const SyscallArgs& a) {
   if (m.times.error == 0 && m.times.given) {
     for (const timespec& t : m.times.times) {
       if (a.nr == SYS_utimes || a.nr == SYS_futimesat) {
-        FUZZ_CHECK(t.tv_nsec >= 0 && t.tv_nsec < 1000000000 &&
-                       t.tv_nsec % 1000 == 0,
-                   "utimes' microseconds as nanoseconds");
+        FUZZ_CHECK(
+            t.tv_nsec >= 0 && t.tv_nsec < 1000000000 && t.tv_nsec % 1000 == 0,
+            "utimes' microseconds as nanoseconds");
       }
       if (a.nr == SYS_utime) FUZZ_CHECK(t.tv_nsec == 0, "utime's seconds");
     }
@@ -402,10 +403,12 @@ void CheckLook(const Image& img, const Memory& mem, const SyscallArgs& a) {
              "look errno " + Num(-e));
   if (e != 0) return;
   FUZZ_CHECK(l.op[0] != '\0', "look's name");
-  const bool at = !IsOneOf(a.nr, {SYS_stat, SYS_lstat, SYS_access, SYS_readlink});
+  const bool at =
+      !IsOneOf(a.nr, {SYS_stat, SYS_lstat, SYS_access, SYS_readlink});
   std::string want;
-  FUZZ_CHECK(img.String(a.arg(at ? 1 : 0), kMaxPath, &want) == 0 && want == l.path,
-             "look's path");
+  FUZZ_CHECK(
+      img.String(a.arg(at ? 1 : 0), kMaxPath, &want) == 0 && want == l.path,
+      "look's path");
   FUZZ_CHECK((l.mode & ~(R_OK | W_OK | X_OK)) == 0, "access mode");
   if (l.kind == LookCall::kReadlink) {
     FUZZ_CHECK(l.size > 0 && l.size <= 0x7fffffff, "readlink size");
@@ -423,8 +426,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   SyscallArgs a;
   uint16_t nr;
   std::memcpy(&nr, data, 2);
-  a.nr = std::find(std::begin(kCalls), std::end(kCalls), nr) !=
-                 std::end(kCalls)
+  a.nr = std::find(std::begin(kCalls), std::end(kCalls), nr) != std::end(kCalls)
              ? nr
              : kCalls[nr % kNumCalls];
   std::memcpy(a.args, data + 2, sizeof(a.args));

@@ -13,14 +13,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 
-#define FUZZ_CHECK(cond, ...)                                      \
-  do {                                                             \
-    if (!(cond)) {                                                 \
-      std::fprintf(stderr, "%s:%d: property failed: %s\n%s\n",     \
-                   __FILE__, __LINE__, #cond,                      \
-                   absl::StrCat(__VA_ARGS__).c_str());             \
-      std::abort();                                                \
-    }                                                              \
+#define FUZZ_CHECK(cond, ...)                                            \
+  do {                                                                   \
+    if (!(cond)) {                                                       \
+      std::fprintf(stderr, "%s:%d: property failed: %s\n%s\n", __FILE__, \
+                   __LINE__, #cond, absl::StrCat(__VA_ARGS__).c_str());  \
+      std::abort();                                                      \
+    }                                                                    \
   } while (0)
 
 namespace klaunch::fuzz {

@@ -12,8 +12,8 @@ namespace klaunch {
 
 int RunCheck(int argc, char** argv) {
   constexpr char kCheckUsage[] = "usage: klaunch check FILE\n";
-  if (argc == 1 && (std::string(argv[0]) == "--help" ||
-                    std::string(argv[0]) == "-h")) {
+  if (argc == 1 &&
+      (std::string(argv[0]) == "--help" || std::string(argv[0]) == "-h")) {
     std::fputs(kCheckUsage, stdout);
     return 0;
   }

@@ -77,8 +77,7 @@ std::string DiscoverPolicyToUse(bool say) {
   if (getcwd(cwd, sizeof(cwd)) == nullptr) return "";
   const char* home = getenv("HOME");
   const char* xdg = getenv("XDG_CONFIG_HOME");
-  const Discovered d =
-      DiscoverPolicy(cwd, home ? home : "", xdg ? xdg : "");
+  const Discovered d = DiscoverPolicy(cwd, home ? home : "", xdg ? xdg : "");
   if (say) {
     for (const std::string& p : d.passed_over) {
       std::fprintf(stderr, "klaunch: not using %s\n", p.c_str());

@@ -14,11 +14,11 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <ctime>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <memory>
 #include <string>
 #include <vector>
@@ -295,11 +295,12 @@ Probe ProbePtraceAttach() {
 }
 
 Probe ProbeRunCgroup() {
-  absl::StatusOr<std::unique_ptr<RunCgroup>> made = RunCgroup::Create(
-      absl::StrCat(time(nullptr), "-", getpid(), "-doctor"));
+  absl::StatusOr<std::unique_ptr<RunCgroup>> made =
+      RunCgroup::Create(absl::StrCat(time(nullptr), "-", getpid(), "-doctor"));
   if (made.ok()) {
-    return {true, "the run's processes live in a cgroup klaunch empties "
-                  "with cgroup.kill; a cgroup per chain of program sections"};
+    return {true,
+            "the run's processes live in a cgroup klaunch empties "
+            "with cgroup.kill; a cgroup per chain of program sections"};
   }
   return {false, absl::StrCat(made.status().message(),
                               ": the reaper ends the run by its process "
@@ -522,8 +523,9 @@ std::string Table(const Report& r) {
   absl::StrAppend(&out, "What holds here (", here.name,
                   "), against a program that found the shim's cookie:\n");
   if (!r.seccomp_layer.used) {
-    out.append("  (klaunch runs here only with --no-seccomp, and then what "
-               "the filter and the supervisor hold below does not hold)\n");
+    out.append(
+        "  (klaunch runs here only with --no-seccomp, and then what "
+        "the filter and the supervisor hold below does not hold)\n");
   }
   for (const Holding& h : WhatHolds(here)) {
     absl::StrAppend(&out, "  ", h.attack, ":\n      ", h.held_by, "\n");
@@ -596,7 +598,8 @@ int RunDoctor(const std::vector<std::string>& args) {
       json = true;
     } else if (a == "--settings") {
       if (args.size() != 1) {
-        std::fprintf(stderr, "klaunch doctor: --settings takes nothing else\n%s",
+        std::fprintf(stderr,
+                     "klaunch doctor: --settings takes nothing else\n%s",
                      kDoctorUsage);
         return kExitUsage;
       }

@@ -63,8 +63,8 @@ int RunExplain(const std::vector<std::string>& args) {
       std::fputs(kExplainUsage, stdout);
       return 0;
     }
-    if (a != "--policy" && a != "--preset" && a != "--read" &&
-        a != "--write" && a != "--exec" && a != "--connect") {
+    if (a != "--policy" && a != "--preset" && a != "--read" && a != "--write" &&
+        a != "--exec" && a != "--connect") {
       return Usage("unknown option '" + a + "'");
     }
     if (i + 1 >= args.size()) return Usage("option " + a + " needs a value");
@@ -110,9 +110,8 @@ int RunExplain(const std::vector<std::string>& args) {
   if (kind == "read" || kind == "write") {
     const std::string path = ResolveForJudgement(target);
     return Print(kind + " of " + path,
-                 engine->CheckPath(kind == "read" ? Access::kRead
-                                                  : Access::kWrite,
-                                   path));
+                 engine->CheckPath(
+                     kind == "read" ? Access::kRead : Access::kWrite, path));
   }
   if (kind == "exec") {
     std::vector<std::string> words =
@@ -121,7 +120,8 @@ int RunExplain(const std::vector<std::string>& args) {
     const char* path_var = getenv("PATH");
     const std::string program = FindInPath(words[0], path_var ? path_var : "");
     if (program.empty()) {
-      std::fprintf(stderr, "klaunch: %s: command not found\n", words[0].c_str());
+      std::fprintf(stderr, "klaunch: %s: command not found\n",
+                   words[0].c_str());
       return kExitUsage;
     }
     const ExecutableName name = NameExecutable(program);
@@ -147,11 +147,13 @@ int RunExplain(const std::vector<std::string>& args) {
     for (addrinfo* a = res; a != nullptr; a = a->ai_next) {
       std::optional<IpAddress> ip;
       if (a->ai_family == AF_INET) {
-        ip = IpAddress::FromBytes(false, reinterpret_cast<const uint8_t*>(
-            &reinterpret_cast<sockaddr_in*>(a->ai_addr)->sin_addr));
+        ip = IpAddress::FromBytes(
+            false, reinterpret_cast<const uint8_t*>(
+                       &reinterpret_cast<sockaddr_in*>(a->ai_addr)->sin_addr));
       } else if (a->ai_family == AF_INET6) {
-        ip = IpAddress::FromBytes(true, reinterpret_cast<const uint8_t*>(
-            &reinterpret_cast<sockaddr_in6*>(a->ai_addr)->sin6_addr));
+        ip = IpAddress::FromBytes(
+            true, reinterpret_cast<const uint8_t*>(
+                      &reinterpret_cast<sockaddr_in6*>(a->ai_addr)->sin6_addr));
       }
       if (!ip) continue;
       any = true;

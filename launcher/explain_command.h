@@ -15,7 +15,6 @@ namespace klaunch {
 
 int RunExplain(const std::vector<std::string>& args);
 
-
 }  // namespace klaunch
 
 #endif  // KLAUNCH_LAUNCHER_EXPLAIN_COMMAND_H_

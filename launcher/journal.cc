@@ -27,8 +27,8 @@ std::string OpenJournal() {
   if (lib == nullptr) {
     return absl::StrCat("cannot open libsystemd: ", dlerror());
   }
-  auto sendv =
-      reinterpret_cast<decltype(&sd_journal_sendv)>(dlsym(lib, "sd_journal_sendv"));
+  auto sendv = reinterpret_cast<decltype(&sd_journal_sendv)>(
+      dlsym(lib, "sd_journal_sendv"));
   if (sendv == nullptr) return "libsystemd has no sd_journal_sendv";
   g_sendv.store(sendv);
   return "";

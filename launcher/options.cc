@@ -51,7 +51,8 @@ const char kUsage[] =
     "  --fail-on-refusal  exit 1 when CMD exited 0 but a call was refused\n"
     "                  (with --audit: would have been)\n"
     "  --timeout D     when D (90s, 10m, 1h) passes, SIGTERM to the whole\n"
-    "                  tree, SIGKILL after --kill-after D (default 5s); exit 124\n"
+    "                  tree, SIGKILL after --kill-after D (default 5s); exit "
+    "124\n"
     "  --no-seccomp    no seccomp layer: only calls through libc are judged\n"
     "                  (static binaries and raw system calls are not)\n"
     "  --no-landlock   no Landlock ruleset under the shim and the supervisor\n"
@@ -207,11 +208,13 @@ absl::StatusOr<RunOptions> ParseRunOptions(
         "no Landlock, since it must refuse nothing");
   }
   if (o.quiet && o.verbose) {
-    return absl::InvalidArgumentError("--quiet and --verbose exclude each other");
+    return absl::InvalidArgumentError(
+        "--quiet and --verbose exclude each other");
   }
   o.command.assign(args.begin() + i, args.end());
   if (o.command.empty()) {
-    return absl::InvalidArgumentError("no command to run (klaunch [OPTIONS] -- CMD [ARGS...])");
+    return absl::InvalidArgumentError(
+        "no command to run (klaunch [OPTIONS] -- CMD [ARGS...])");
   }
   return o;
 }

@@ -36,15 +36,16 @@ struct RunOptions {
   // SIGKILL after --kill-after; klaunch exits 124.
   int64_t timeout_ms = 0;
   int64_t kill_after_ms = 5000;
-  bool ask = false;         // --ask: unlisted commands are asked about
-  bool no_seccomp = false;  // --no-seccomp: the shim alone judges
-  bool no_landlock = false;  // --no-landlock: no kernel floor
-  bool require_landlock = false;  // --require landlock: 125 without it
+  bool ask = false;                  // --ask: unlisted commands are asked about
+  bool no_seccomp = false;           // --no-seccomp: the shim alone judges
+  bool no_landlock = false;          // --no-landlock: no kernel floor
+  bool require_landlock = false;     // --require landlock: 125 without it
   std::vector<std::string> command;  // after the options (or after --)
 };
 
 // Fails with kInvalidArgument naming the option when the line is wrong.
-absl::StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args);
+absl::StatusOr<RunOptions> ParseRunOptions(
+    const std::vector<std::string>& args);
 
 extern const char kUsage[];
 

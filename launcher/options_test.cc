@@ -43,7 +43,8 @@ TEST(RunOptions, DurationsReadLikeTimeouts) {
 }
 
 TEST(RunOptions, ABadDurationNamesTheOptionAndTheText) {
-  for (const char* bad : {"", "x", "0", "0s", "-1s", "1.2.3s", "5y", "s", "inf", "400d", "d"}) {
+  for (const char* bad :
+       {"", "x", "0", "0s", "-1s", "1.2.3s", "5y", "s", "inf", "400d", "d"}) {
     absl::StatusOr<RunOptions> o = ParseRunOptions({"--timeout", bad, "true"});
     ASSERT_FALSE(o.ok()) << bad;
     EXPECT_THAT(std::string(o.status().message()),
@@ -52,46 +53,51 @@ TEST(RunOptions, ABadDurationNamesTheOptionAndTheText) {
 }
 
 TEST(RunOptions, DoubleDashEndsTheOptions) {
-  absl::StatusOr<RunOptions> o = ParseRunOptions({"--log=x.jsonl", "--", "--weird"});
+  absl::StatusOr<RunOptions> o =
+      ParseRunOptions({"--log=x.jsonl", "--", "--weird"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->log_file, "x.jsonl");
   EXPECT_THAT(o->command, ElementsAre("--weird"));
 }
 
 TEST(RunOptions, MistakesAreNamed) {
-  EXPECT_THAT(std::string(ParseRunOptions({"--polcy", "x", "ls"}).status().message()),
-              HasSubstr("unknown option '--polcy'"));
+  EXPECT_THAT(
+      std::string(ParseRunOptions({"--polcy", "x", "ls"}).status().message()),
+      HasSubstr("unknown option '--polcy'"));
   EXPECT_THAT(std::string(ParseRunOptions({"--policy"}).status().message()),
               HasSubstr("--policy needs a value"));
   EXPECT_THAT(std::string(ParseRunOptions({"--audit"}).status().message()),
               HasSubstr("no command to run"));
-  EXPECT_THAT(std::string(ParseRunOptions({"--policy", "a", "--preset", "b", "ls"})
-                              .status()
-                              .message()),
-              HasSubstr("exclude each other"));
-  EXPECT_THAT(std::string(ParseRunOptions({"--quiet", "--verbose", "ls"})
-                              .status()
-                              .message()),
-              HasSubstr("exclude each other"));
+  EXPECT_THAT(
+      std::string(ParseRunOptions({"--policy", "a", "--preset", "b", "ls"})
+                      .status()
+                      .message()),
+      HasSubstr("exclude each other"));
+  EXPECT_THAT(
+      std::string(
+          ParseRunOptions({"--quiet", "--verbose", "ls"}).status().message()),
+      HasSubstr("exclude each other"));
 }
 
 TEST(RunOptions, RequireNamesALayerAndConflictsWithTurningItOff) {
-  absl::StatusOr<RunOptions> o = ParseRunOptions({"--require", "landlock", "ls"});
+  absl::StatusOr<RunOptions> o =
+      ParseRunOptions({"--require", "landlock", "ls"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_TRUE(o->require_landlock);
-  EXPECT_THAT(std::string(ParseRunOptions({"--require=landlok", "ls"})
-                              .status()
-                              .message()),
-              HasSubstr("--require landlok: not a layer"));
+  EXPECT_THAT(
+      std::string(
+          ParseRunOptions({"--require=landlok", "ls"}).status().message()),
+      HasSubstr("--require landlok: not a layer"));
   EXPECT_THAT(std::string(ParseRunOptions(
                               {"--require", "landlock", "--no-landlock", "ls"})
                               .status()
                               .message()),
               HasSubstr("exclude each other"));
-  EXPECT_THAT(std::string(ParseRunOptions({"--require", "landlock", "--audit", "ls"})
-                              .status()
-                              .message()),
-              HasSubstr("a dry run applies no Landlock"));
+  EXPECT_THAT(
+      std::string(ParseRunOptions({"--require", "landlock", "--audit", "ls"})
+                      .status()
+                      .message()),
+      HasSubstr("a dry run applies no Landlock"));
 }
 
 TEST(RunOptions, RequiringSeccompWhileTurningItOffIsRefused) {

@@ -353,7 +353,8 @@ absl::StatusOr<std::unique_ptr<Reaper>> Reaper::Start(
     return absl::InternalError(absl::StrCat("pipe: ", strerror(errno)));
   }
   // Everything the reaper needs, made before the fork.
-  const std::string dir = options.cgroup != nullptr ? options.cgroup->dir() : "";
+  const std::string dir =
+      options.cgroup != nullptr ? options.cgroup->dir() : "";
   const std::string kill_file =
       options.cgroup != nullptr ? options.cgroup->kill() : "";
   ReaperState state{dir.empty() ? nullptr : dir.c_str(),

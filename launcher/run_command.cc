@@ -1,11 +1,11 @@
 #include "launcher/run_command.h"
 
 #include <dirent.h>
-#include <linux/capability.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <sha2.h>
+#include <linux/capability.h>
 #include <poll.h>
+#include <sha2.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
@@ -19,8 +19,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <optional>
@@ -86,7 +86,8 @@ void InstallForwarding() {
   sa.sa_sigaction = Forward;
   sa.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&sa.sa_mask);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaction(sig, &sa, nullptr);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT})
+    sigaction(sig, &sa, nullptr);
 }
 
 bool MakeDirs(const std::string& path, mode_t mode) {
@@ -109,15 +110,17 @@ std::string StateBase() {
 // A directory no other run shares: time, pid and a random suffix.
 absl::StatusOr<std::string> MakeRunDir(const std::string& base) {
   if (!MakeDirs(base + "/runs", 0700)) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "cannot create the state directory ", base, "/runs: ", strerror(errno)));
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot create the state directory ", base,
+                     "/runs: ", strerror(errno)));
   }
   char when[32];
   time_t now = time(nullptr);
   struct tm tm;
   gmtime_r(&now, &tm);
   strftime(when, sizeof(when), "%Y%m%dT%H%M%SZ", &tm);
-  std::string tmpl = absl::StrCat(base, "/runs/", when, "-", getpid(), "-XXXXXX");
+  std::string tmpl =
+      absl::StrCat(base, "/runs/", when, "-", getpid(), "-XXXXXX");
   if (mkdtemp(tmpl.data()) == nullptr) {
     return absl::FailedPreconditionError(absl::StrCat(
         "cannot create a run directory in ", base, "/runs: ", strerror(errno)));
@@ -164,10 +167,12 @@ std::string RunTag(const std::string& run_dir) {
   return run_dir.substr(run_dir.rfind('/') + 1);
 }
 
-std::string GetVar(const std::vector<std::string>& env, absl::string_view name) {
+std::string GetVar(const std::vector<std::string>& env,
+                   absl::string_view name) {
   const std::string prefix = absl::StrCat(name, "=");
   for (const std::string& e : env) {
-    if (e.compare(0, prefix.size(), prefix) == 0) return e.substr(prefix.size());
+    if (e.compare(0, prefix.size(), prefix) == 0)
+      return e.substr(prefix.size());
   }
   return "";
 }
@@ -184,8 +189,9 @@ std::string LogRoomProblem(int fd, const std::string& log) {
   if (fstatvfs(fd, &fs) != 0) return "";
   const uint64_t free_bytes = static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize;
   if (free_bytes >= kLogRoom) return "";
-  return absl::StrCat("no room for the audit log ", log, ": its filesystem has ",
-                      free_bytes, " bytes free, and klaunch needs ", kLogRoom,
+  return absl::StrCat("no room for the audit log ", log,
+                      ": its filesystem has ", free_bytes,
+                      " bytes free, and klaunch needs ", kLogRoom,
                       " so that no record of the run is lost");
 }
 
@@ -239,8 +245,8 @@ std::unique_ptr<AskServer> StartQuestionServer(const RunOptions& o,
 
 // Judges the program klaunch itself is asked to run, as the shim would.
 bool AllowProgram(const Engine& engine, const std::string& program,
-                  const std::vector<std::string>& command,
-                  const AuditLog& log, AskServer* server,
+                  const std::vector<std::string>& command, const AuditLog& log,
+                  AskServer* server,
                   std::pair<std::string, std::string>* approved) {
   const ExecutableName name = NameExecutable(program);
   const std::string& named = name.named;
@@ -267,9 +273,9 @@ bool AllowProgram(const Engine& engine, const std::string& program,
       AppendAuditEvent(
           log_, AuditEvent{when, getpid(), "klaunch", std::string(call.op),
                            std::string(call.target), std::string(call.access),
-                           d.allowed()    ? "allow"
-                           : audit()      ? "would_deny"
-                                          : "deny",
+                           d.allowed() ? "allow"
+                           : audit()   ? "would_deny"
+                                       : "deny",
                            std::string(d.rule), d.message, "launcher",
                            std::string(call.command),
                            std::string(engine_.program())});
@@ -308,8 +314,7 @@ struct ChildReport {
 bool SaySetupFailure(const ChildReport& r, const std::string& cgroup_procs) {
   switch (r.stage) {
     case ChildReport::kSeccomp:
-      Say(absl::StrCat("cannot install the seccomp filter: ",
-                       strerror(r.error),
+      Say(absl::StrCat("cannot install the seccomp filter: ", strerror(r.error),
                        " (--no-seccomp runs without that layer)"));
       return false;
     case ChildReport::kCgroup:
@@ -317,8 +322,7 @@ bool SaySetupFailure(const ChildReport& r, const std::string& cgroup_procs) {
                        strerror(r.error)));
       return false;
     case ChildReport::kLandlock:
-      Say(absl::StrCat("cannot apply the Landlock ruleset: ",
-                       strerror(r.error),
+      Say(absl::StrCat("cannot apply the Landlock ruleset: ", strerror(r.error),
                        " (--no-landlock runs without that layer)"));
       return false;
     case ChildReport::kExec:
@@ -398,18 +402,18 @@ std::vector<int> PowersToDrop(const Policy& policy) {
     const char* group;  // "" for none: always dropped
   };
   static constexpr Power kPowers[] = {
-      {CAP_SYS_PTRACE, "ptrace"},     {CAP_SYS_MODULE, "modules"},
-      {CAP_SYS_BOOT, "reboot"},       {CAP_NET_RAW, "raw-sockets"},
-      {CAP_MKNOD, "devices"},         {CAP_BPF, "bpf"},
-      {CAP_PERFMON, "bpf"},           {CAP_KILL, "signals"},
-      {CAP_IPC_OWNER, "ipc"},         {CAP_SYS_RAWIO, ""},
-      {CAP_SYS_TIME, ""},             {CAP_NET_ADMIN, ""},
-      {CAP_AUDIT_CONTROL, ""},        {CAP_MAC_ADMIN, ""},
-      {CAP_MAC_OVERRIDE, ""},         {CAP_SYSLOG, ""},
-      {CAP_WAKE_ALARM, ""},           {CAP_BLOCK_SUSPEND, ""},
-      {CAP_LINUX_IMMUTABLE, ""},      {CAP_SYS_PACCT, ""},
-      {CAP_SYS_TTY_CONFIG, ""},       {CAP_SETFCAP, ""},
-      {CAP_CHECKPOINT_RESTORE, ""},   {CAP_AUDIT_READ, ""},
+      {CAP_SYS_PTRACE, "ptrace"},   {CAP_SYS_MODULE, "modules"},
+      {CAP_SYS_BOOT, "reboot"},     {CAP_NET_RAW, "raw-sockets"},
+      {CAP_MKNOD, "devices"},       {CAP_BPF, "bpf"},
+      {CAP_PERFMON, "bpf"},         {CAP_KILL, "signals"},
+      {CAP_IPC_OWNER, "ipc"},       {CAP_SYS_RAWIO, ""},
+      {CAP_SYS_TIME, ""},           {CAP_NET_ADMIN, ""},
+      {CAP_AUDIT_CONTROL, ""},      {CAP_MAC_ADMIN, ""},
+      {CAP_MAC_OVERRIDE, ""},       {CAP_SYSLOG, ""},
+      {CAP_WAKE_ALARM, ""},         {CAP_BLOCK_SUSPEND, ""},
+      {CAP_LINUX_IMMUTABLE, ""},    {CAP_SYS_PACCT, ""},
+      {CAP_SYS_TTY_CONFIG, ""},     {CAP_SETFCAP, ""},
+      {CAP_CHECKPOINT_RESTORE, ""}, {CAP_AUDIT_READ, ""},
   };
   std::vector<int> out;
   for (const Power& p : kPowers) {
@@ -557,15 +561,14 @@ struct RunStory {
   AuditLog log;  // empty until the start record is written
   std::string program;
   std::chrono::steady_clock::time_point started;
-  uint64_t log_from = 0;  // the log's size before the start record
+  uint64_t log_from = 0;          // the log's size before the start record
   std::optional<int> cmd_status;  // CMD's wait status, once it ran
   int refusals = -1;
 };
 
 std::string Sha256Hex(absl::string_view bytes) {
   char hex[SHA256_DIGEST_STRING_LENGTH];
-  SHA256Data(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(),
-             hex);
+  SHA256Data(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), hex);
   return hex;
 }
 
@@ -609,8 +612,8 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
     Say(std::string(run_dir.status().message()));
     return kExitKlaunchFailed;
   }
-  const std::string log = o.log_file.empty() ? *run_dir + "/audit.jsonl"
-                                             : AbsolutePath(o.log_file);
+  const std::string log =
+      o.log_file.empty() ? *run_dir + "/audit.jsonl" : AbsolutePath(o.log_file);
   // Every record of this run carries its id, so that runs appended to one
   // --log file can be told apart (and the summary counts this run's).
   if (o.journal) {
@@ -644,11 +647,11 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
   std::atomic<uint64_t> lost_records{0};
   std::atomic<int> lost_errno{0};
   // Compiling is where a policy can still fail (RE2's memory): say which.
-  const std::string source = o.policy_file.empty() ? "the preset" : o.policy_file;
+  const std::string source =
+      o.policy_file.empty() ? "the preset" : o.policy_file;
   // The run's cgroup, which every process of the run lives in (or below):
   // the run ends at once through it, and the program cannot leave it.
-  std::vector<std::string> own = {base, log,
-                                  absl::StrCat("/proc/", getpid())};
+  std::vector<std::string> own = {base, log, absl::StrCat("/proc/", getpid())};
   std::unique_ptr<RunCgroup> run_cgroup;
   std::string cgroup_why;
   {
@@ -656,7 +659,8 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
         RunCgroup::Create(RunTag(*run_dir));
     if (made.ok()) {
       run_cgroup = *std::move(made);
-      for (std::string& e : run_cgroup->OwnEntries()) own.push_back(std::move(e));
+      for (std::string& e : run_cgroup->OwnEntries())
+        own.push_back(std::move(e));
     } else {
       cgroup_why = std::string(made.status().message());
     }
@@ -704,8 +708,7 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
   std::vector<std::string> env =
       ProgramEnvironment(*policy, *shim, effective, o);
 
-  const bool ask_writes =
-      policy->filesystem.unlisted_writes == Unlisted::kAsk;
+  const bool ask_writes = policy->filesystem.unlisted_writes == Unlisted::kAsk;
   std::unique_ptr<AskServer> asker;
   if (PolicyMayAsk(*policy) && !engine->audit()) {
     AskServer::Options ask;
@@ -748,12 +751,12 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
   // The shim adds the chain of its process's cgroup to its own (a process
   // the supervisor moved into a section's may not say so in its
   // environment).
-  if (chains != nullptr) env.push_back(ShimVarEntry(ShimVar::kCgroup, chains->Relative()));
+  if (chains != nullptr)
+    env.push_back(ShimVarEntry(ShimVar::kCgroup, chains->Relative()));
   absl::StatusOr<Engine> cmd_engine = engine->Narrow(cmd_chain);
   std::pair<std::string, std::string> approved;  // (file, command) said yes
-  if (!cmd_engine.ok() ||
-      !AllowProgram(*cmd_engine, program, o.command, audit_log, asker.get(),
-                    &approved)) {
+  if (!cmd_engine.ok() || !AllowProgram(*cmd_engine, program, o.command,
+                                        audit_log, asker.get(), &approved)) {
     return kExitCannotRun;
   }
   // Only klaunch writes the log. The shim's records come through the
@@ -767,7 +770,7 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
         RequestSocket::Start(
             path, kRecordRequestMax,
             [rs, &lost_records, &lost_errno](pid_t pid,
-                                              absl::string_view request) {
+                                             absl::string_view request) {
               char link[64], exe[PATH_MAX];
               std::snprintf(link, sizeof(link), "/proc/%d/exe", pid);
               const ssize_t n = readlink(link, exe, sizeof(exe));
@@ -800,16 +803,18 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
   if (seccomp) {
     std::string why;
     if (!SeccompAvailable(&why)) {
-      Say(absl::StrCat(why, "; run with --no-seccomp to go on without the "
-                            "seccomp layer (static binaries and direct system "
-                            "calls would not be judged)"));
+      Say(absl::StrCat(why,
+                       "; run with --no-seccomp to go on without the "
+                       "seccomp layer (static binaries and direct system "
+                       "calls would not be judged)"));
       return kExitKlaunchFailed;
     }
     cookie = MakeCookie();
     if (!FilterCanWaitKillable(&why)) {
-      Say(absl::StrCat(why, "; klaunch needs it to check an exec after the "
-                            "fact. Run with --no-seccomp to go on without the "
-                            "seccomp layer"));
+      Say(absl::StrCat(why,
+                       "; klaunch needs it to check an exec after the "
+                       "fact. Run with --no-seccomp to go on without the "
+                       "seccomp layer"));
       return kExitKlaunchFailed;
     }
     struct stat st;
@@ -845,9 +850,8 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
     // not record the same call again (a dry run's refusals, --trace).
     if (engine->audit() || o.trace) settings.echoes = &echoes;
   }
-  const LandlockSetup landlock_setup =
-      SetUpLandlock(o, *policy, engine->audit(), effective, *shim, cmd_chain,
-                    &env);
+  const LandlockSetup landlock_setup = SetUpLandlock(
+      o, *policy, engine->audit(), effective, *shim, cmd_chain, &env);
   const int ruleset = landlock_setup.ruleset;
   const LandlockPlan& plan = landlock_setup.plan;
   const std::vector<int>& section_rulesets = landlock_setup.sections;
@@ -887,19 +891,19 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
       filter = BuildFilter(fs, built_from);
     }
   }
-  std::string layers = absl::StrCat(
-      "shim, ", seccomp ? "seccomp" : "no seccomp (--no-seccomp)", ", ",
-      landlock);
+  std::string layers =
+      absl::StrCat("shim, ", seccomp ? "seccomp" : "no seccomp (--no-seccomp)",
+                   ", ", landlock);
   if (!policy->programs.empty()) {
     // The layers that hold a section entered below CMD, as they are in force.
     std::vector<std::string> below = {"shim"};
     if (ruleset >= 0) below.push_back("landlock");
     if (chains != nullptr) below.push_back("seccomp (a cgroup per chain)");
-    absl::StrAppend(&layers, "; program sections below CMD: ",
-                    absl::StrJoin(below, ", "));
+    absl::StrAppend(
+        &layers, "; program sections below CMD: ", absl::StrJoin(below, ", "));
     if (seccomp && chains == nullptr) {
-      absl::StrAppend(&layers, " (the supervisor knows CMD's only: ",
-                      chains_why, ")");
+      absl::StrAppend(&layers,
+                      " (the supervisor knows CMD's only: ", chains_why, ")");
     }
   }
   {
@@ -907,8 +911,16 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
     FormatAuditTime(when, sizeof(when));
     const std::vector<absl::string_view> words(o.command.begin(),
                                                o.command.end());
-    AuditEvent start{when, getpid(), "klaunch", "start", program, "",
-                     "info", "", "layers: " + layers, "launcher",
+    AuditEvent start{when,
+                     getpid(),
+                     "klaunch",
+                     "start",
+                     program,
+                     "",
+                     "info",
+                     "",
+                     "layers: " + layers,
+                     "launcher",
                      CommandLineText(program, words)};
     start.argv = o.command;
     start.cwd = ctx.base_dir;
@@ -940,7 +952,8 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
     return kExitKlaunchFailed;
   }
   std::vector<char*> argv, envp;
-  for (const std::string& a : o.command) argv.push_back(const_cast<char*>(a.c_str()));
+  for (const std::string& a : o.command)
+    argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   for (const std::string& e : env) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
@@ -974,8 +987,8 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
     }
     if (r.error == 0 && seccomp) {
       close(channel[0]);
-      if ((r.error = InstallInChild(absl::MakeSpan(filter_room),
-                                    channel[1])) != 0) {
+      if ((r.error = InstallInChild(absl::MakeSpan(filter_room), channel[1])) !=
+          0) {
         r.stage = ChildReport::kSeccomp;
       }
     }
@@ -1070,9 +1083,8 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
     return exec_errno == ENOENT ? kExitNotFound : kExitCannotRun;
   }
   LogCounts counts;
-  const std::string summary =
-      Summarize(log, audit_log.run, story->log_from, engine->audit(),
-                o.verbose, &counts);
+  const std::string summary = Summarize(log, audit_log.run, story->log_from,
+                                        engine->audit(), o.verbose, &counts);
   story->cmd_status = status;
   story->refusals = counts.refusals;
   const int torn = counts.unreadable;
@@ -1098,24 +1110,25 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
   if (lost > 0 || torn > 0) {
     const int why = lost_errno.load();
     Say(absl::StrCat("the audit log ", log, " is incomplete: ",
-                     lost > 0 ? absl::StrCat(lost, " record(s) could not be "
+                     lost > 0 ? absl::StrCat(lost,
+                                             " record(s) could not be "
                                              "written (",
                                              strerror(why ? why : ENOSPC), ")")
                               : absl::StrCat(torn, " line(s) are torn"),
                      " (CMD's own output does not pass through klaunch and "
                      "is whole)"));
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return kExitKlaunchFailed;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+      return kExitKlaunchFailed;
   }
   if (timed_out) {
-    Say(absl::StrCat("--timeout: ", o.timeout_ms / 1000.0,
-                     " s passed; the whole tree got SIGTERM",
-                     needed_kill > 0
-                         ? absl::StrCat(", and ", needed_kill,
-                                        " process(es) still running ",
-                                        o.kill_after_ms / 1000.0,
-                                        " s later got SIGKILL")
-                         : "",
-                     "; exiting 124"));
+    Say(absl::StrCat(
+        "--timeout: ", o.timeout_ms / 1000.0,
+        " s passed; the whole tree got SIGTERM",
+        needed_kill > 0
+            ? absl::StrCat(", and ", needed_kill, " process(es) still running ",
+                           o.kill_after_ms / 1000.0, " s later got SIGKILL")
+            : "",
+        "; exiting 124"));
     return kExitTimedOut;
   }
   // A program that swallowed its refusals must not look like a success to
@@ -1147,8 +1160,8 @@ int RunProgram(const RunOptions& o) {
   if (!story.log.empty()) {
     char when[64];
     FormatAuditTime(when, sizeof(when));
-    AuditEvent end{when, getpid(), "klaunch", "end", story.program, "", "info",
-                   "", "", "launcher"};
+    AuditEvent end{when, getpid(), "klaunch", "end", story.program,
+                   "",   "info",   "",        "",    "launcher"};
     end.exit_code = rc;
     std::string how = absl::StrCat("klaunch exits ", rc);
     if (story.cmd_status && WIFSIGNALED(*story.cmd_status)) {

@@ -22,8 +22,7 @@ absl::StatusOr<std::string> FindShim() {
   std::string dir(exe, std::string(exe).rfind('/'));
   std::vector<std::string> tried;
   for (const char* rel : {"../shim", KLAUNCH_SHIM_RELDIR}) {
-    std::string candidate =
-        absl::StrCat(dir, "/", rel, "/libklaunch-shim.so");
+    std::string candidate = absl::StrCat(dir, "/", rel, "/libklaunch-shim.so");
     char real[PATH_MAX];
     if (realpath(candidate.c_str(), real) != nullptr &&
         access(real, R_OK) == 0) {
@@ -31,9 +30,9 @@ absl::StatusOr<std::string> FindShim() {
     }
     tried.push_back(candidate);
   }
-  return absl::NotFoundError(absl::StrCat(
-      "the shim libklaunch-shim.so is missing (looked at ",
-      absl::StrJoin(tried, ", "), ")"));
+  return absl::NotFoundError(
+      absl::StrCat("the shim libklaunch-shim.so is missing (looked at ",
+                   absl::StrJoin(tried, ", "), ")"));
 }
 
 }  // namespace klaunch

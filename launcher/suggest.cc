@@ -8,11 +8,11 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "core/json.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "core/audit_read.h"
 #include "core/effective.h"
+#include "core/json.h"
 #include "core/loader.h"
 #include "core/path.h"
 #include "launcher/run_command.h"
@@ -42,7 +42,9 @@ std::string TopBelow(const std::string& path, const std::string& root) {
 }
 
 int Depth(const std::string& path) {
-  return path == "/" ? 0 : static_cast<int>(std::count(path.begin(), path.end(), '/'));
+  return path == "/"
+             ? 0
+             : static_cast<int>(std::count(path.begin(), path.end(), '/'));
 }
 
 // Files, collapsed into their directory where three or more share one that
@@ -127,9 +129,9 @@ std::string CommentText(absl::string_view name) {
     if (well_formed) {
       out.append(piece.data(), piece.size());
     } else {
-      absl::StrAppend(&out, "\\x",
-                      absl::Hex(static_cast<unsigned char>(piece[0]),
-                                absl::kZeroPad2));
+      absl::StrAppend(
+          &out, "\\x",
+          absl::Hex(static_cast<unsigned char>(piece[0]), absl::kZeroPad2));
     }
   });
   return out;
@@ -219,7 +221,7 @@ std::string SuggestPolicy(const Policy& base,
   std::map<std::string, int> reads, writes, connects;
   std::map<std::string, std::map<std::string, int>> commands;
   std::map<std::string, int> kept_denials, by_sections, approved, unlearned;
-  std::map<std::string, int> links;  // hard links' sources
+  std::map<std::string, int> links;     // hard links' sources
   std::map<std::string, int> too_wide;  // reads of / or a top-level directory
   // Writes in the workspace, collapsed apart from the others so that a
   // temporary directory the workspace lies in never swallows them.
@@ -256,10 +258,10 @@ std::string SuggestPolicy(const Policy& base,
       // (a bare name would not reach one in a writable root). A `*` in it
       // would be a wildcard: that one is listed, not learned.
       const std::string line =
-          e.command.empty() ? e.target
-                            : e.target + e.command.substr(
-                                             std::min(e.command.find(' '),
-                                                      e.command.size()));
+          e.command.empty()
+              ? e.target
+              : e.target + e.command.substr(
+                               std::min(e.command.find(' '), e.command.size()));
       if (line.find('*') == std::string::npos && !e.target.empty() &&
           e.target[0] == '/') {
         ++approved[line];
@@ -273,7 +275,8 @@ std::string SuggestPolicy(const Policy& base,
           e.command.empty() ? std::string(Basename(e.target)) : e.command;
       if (absl::StrContains(e.message, "lies in a writable root")) {
         const size_t space = line.find(' ');
-        line = e.target + (space == std::string::npos ? "" : line.substr(space));
+        line =
+            e.target + (space == std::string::npos ? "" : line.substr(space));
       }
       const std::string program = line.substr(0, line.find(' '));
       ++commands[program][line];
@@ -284,9 +287,9 @@ std::string SuggestPolicy(const Policy& base,
       // run needs the temporary directory, not this run's names in it.
       // (Not what lies in the workspace, wherever that is.)
       const Entry& ws = base.filesystem.workspace;
-      bool temporary = PathIsWithin(e.target, ws.value) ||
-                       (!ws.resolved.empty() &&
-                        PathIsWithin(e.target, ws.resolved));
+      bool temporary =
+          PathIsWithin(e.target, ws.value) ||
+          (!ws.resolved.empty() && PathIsWithin(e.target, ws.resolved));
       if (temporary) {
         ++workspace_writes[e.target];
         continue;
@@ -363,8 +366,7 @@ std::string SuggestPolicy(const Policy& base,
   }
   AppendList(&out, "read", base.filesystem.read, CollapsePaths(reads),
              relative_to);
-  AppendList(&out, "write", base.filesystem.write, learned_writes,
-             relative_to);
+  AppendList(&out, "write", base.filesystem.write, learned_writes, relative_to);
   if (IsUser(base.filesystem.deny)) {
     AppendList(&out, "deny", base.filesystem.deny, {});
   }
@@ -376,7 +378,8 @@ std::string SuggestPolicy(const Policy& base,
     out += "preset_read_only = false\n";
   }
   std::vector<Suggestion> command_suggestions = CollapseCommands(commands);
-  for (const auto& [line, n] : approved) command_suggestions.push_back({line, n});
+  for (const auto& [line, n] : approved)
+    command_suggestions.push_back({line, n});
   out += "\n[commands]\n";
   AppendList(&out, "allow_prefixes", base.commands.allow_prefixes, {});
   AppendList(&out, "allow", base.commands.allow, command_suggestions);
@@ -389,10 +392,9 @@ std::string SuggestPolicy(const Policy& base,
   out += "\n[network]\n";
   AppendList(&out, "allow", base.network.allow, net);
   if (abstract > 0 || base.network.unix_abstract) {
-    absl::StrAppend(&out, "unix_abstract = true",
-                    abstract ? absl::StrCat("  # covers ", abstract, " events")
-                             : "",
-                    "\n");
+    absl::StrAppend(
+        &out, "unix_abstract = true",
+        abstract ? absl::StrCat("  # covers ", abstract, " events") : "", "\n");
   }
   if (IsUser(base.env.keep) || !base.env.set.empty()) {
     out += "\n[env]\n";
@@ -450,8 +452,10 @@ int RunSuggest(const std::vector<std::string>& args) {
     } else if (log.empty() && !args[i].empty() && args[i][0] != '-') {
       log = args[i];
     } else {
-      std::fprintf(stderr, "klaunch suggest: unexpected '%s'\nusage: klaunch "
-                   "suggest AUDIT.jsonl [--base FILE]\n", args[i].c_str());
+      std::fprintf(stderr,
+                   "klaunch suggest: unexpected '%s'\nusage: klaunch "
+                   "suggest AUDIT.jsonl [--base FILE]\n",
+                   args[i].c_str());
       return kExitUsage;
     }
   }
@@ -461,7 +465,8 @@ int RunSuggest(const std::vector<std::string>& args) {
   }
   std::ifstream in(log);
   if (!in) {
-    std::fprintf(stderr, "klaunch: %s: cannot read the audit log\n", log.c_str());
+    std::fprintf(stderr, "klaunch: %s: cannot read the audit log\n",
+                 log.c_str());
     return kExitUsage;
   }
   std::vector<AuditEvent> events;

@@ -62,9 +62,9 @@ TEST(Suggest, KeepsEverythingOfTheBaseItDoesNotWiden) {
   // Learned in a dry run: the base may say so; what is learned enforces.
   const Policy base = MustLoad(std::string("mode = \"audit\"\n") + kBase);
   ASSERT_EQ(base.mode, Mode::kAudit);
-  const std::string text = SuggestPolicy(
-      base, {Event("write", "/nonexistent-ws/out/a.txt", "deny",
-                   "filesystem.write")});
+  const std::string text =
+      SuggestPolicy(base, {Event("write", "/nonexistent-ws/out/a.txt", "deny",
+                                 "filesystem.write")});
   const Policy learned = MustLoad(text);
   EXPECT_EQ(learned.mode, Mode::kEnforce) << text;
   EXPECT_FALSE(learned.filesystem.workspace_writable) << text;
@@ -85,16 +85,15 @@ TEST(Suggest, KeepsEverythingOfTheBaseItDoesNotWiden) {
 TEST(Suggest, WhatThePersonAdmittedAtTheTerminalIsAskedNoMore) {
   const Policy base = MustLoad(kBase);
   const std::string text = SuggestPolicy(
-      base, {Event("write", "/nonexistent-ws/out/b.txt", "allow", "terminal"),
-             Event("exec", "/usr/bin/make", "allow", "terminal", "",
-                   "make test"),
-             // Each admitted once: never widened into `rm *`.
-             Event("exec", "/usr/bin/rm", "allow", "terminal", "",
-                   "rm -rf build"),
-             Event("exec", "/usr/bin/rm", "allow", "terminal", "", "rm foo.o"),
-             Event("exec", "/usr/bin/rm", "allow", "terminal", "", "rm *.o"),
-             // An allow by a rule is no news.
-             Event("read", "/usr/share/x", "allow", "filesystem.read[0]")});
+      base,
+      {Event("write", "/nonexistent-ws/out/b.txt", "allow", "terminal"),
+       Event("exec", "/usr/bin/make", "allow", "terminal", "", "make test"),
+       // Each admitted once: never widened into `rm *`.
+       Event("exec", "/usr/bin/rm", "allow", "terminal", "", "rm -rf build"),
+       Event("exec", "/usr/bin/rm", "allow", "terminal", "", "rm foo.o"),
+       Event("exec", "/usr/bin/rm", "allow", "terminal", "", "rm *.o"),
+       // An allow by a rule is no news.
+       Event("read", "/usr/share/x", "allow", "filesystem.read[0]")});
   const Policy learned = MustLoad(text);
   EXPECT_TRUE(Lists(learned.filesystem.write, "/nonexistent-ws/out/b.txt"))
       << text;
@@ -113,12 +112,11 @@ TEST(Suggest, WhatThePersonAdmittedAtTheTerminalIsAskedNoMore) {
 
 TEST(Suggest, NeverWidensAProgramSectionButSaysWhatItDecided) {
   const Policy base = MustLoad(kBase);
-  const std::string text = SuggestPolicy(
-      base,
-      {Event("write", "/nonexistent-ws/proj/x", "deny", "programs.\"curl\"",
-             "curl"),
-       Event("write", "/nonexistent-ws/out/c.txt", "allow", "terminal",
-             "curl")});
+  const std::string text =
+      SuggestPolicy(base, {Event("write", "/nonexistent-ws/proj/x", "deny",
+                                 "programs.\"curl\"", "curl"),
+                           Event("write", "/nonexistent-ws/out/c.txt", "allow",
+                                 "terminal", "curl")});
   const Policy learned = MustLoad(text);
   EXPECT_FALSE(Lists(learned.filesystem.write, "/nonexistent-ws/proj/x"))
       << text;
@@ -138,9 +136,9 @@ TEST(Suggest, ANameThatIsNotUtf8GetsARuleThatAdmitsIt) {
   // valid, and the policy it makes admits the real name.
   const std::string name = "/nonexistent-ws/out/caf\xe9.txt";
   const std::string text = SuggestPolicy(
-      MustLoad(kBase), {Event("write", name, "deny", "filesystem.write"),
-                        Event("read", "/etc/x\xff", "deny",
-                              "filesystem.deny[0]")});
+      MustLoad(kBase),
+      {Event("write", name, "deny", "filesystem.write"),
+       Event("read", "/etc/x\xff", "deny", "filesystem.deny[0]")});
   EXPECT_THAT(text, HasSubstr("\"/nonexistent-ws/out/caf*.txt\""));
   EXPECT_THAT(text, HasSubstr("caf\\xe9.txt (not UTF-8"));
   EXPECT_THAT(text, HasSubstr("/etc/x\\xff (filesystem.deny[0])"));

@@ -42,7 +42,8 @@ std::string Summarize(const std::string& log_path, const std::string& run,
   if (counts != nullptr) *counts = LogCounts{total, unreadable};
   if (total == 0 && unreadable == 0) {
     if (!verbose) return "";
-    return absl::StrCat("klaunch: nothing was ", audit ? "found to refuse" : "refused",
+    return absl::StrCat("klaunch: nothing was ",
+                        audit ? "found to refuse" : "refused",
                         "; audit log: ", log_path, "\n");
   }
   std::string out = absl::StrCat(
@@ -60,7 +61,8 @@ std::string Summarize(const std::string& log_path, const std::string& run,
   for (size_t i = 0; i < top.size() && i < 5; ++i) {
     absl::StrAppend(&out, "  ", -top[i].first, "  ", top[i].second, "\n");
   }
-  if (top.size() > 5) absl::StrAppend(&out, "  ... ", top.size() - 5, " more targets\n");
+  if (top.size() > 5)
+    absl::StrAppend(&out, "  ... ", top.size() - 5, " more targets\n");
   if (unreadable > 0) {
     absl::StrAppend(&out, "klaunch: ", unreadable,
                     " line(s) of the audit log could not be read\n");

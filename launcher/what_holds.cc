@@ -27,12 +27,9 @@ std::string Either(bool landlock, const std::string& with,
 
 std::vector<Setting> MatrixSettings() {
   return {
-      {"ABI 0", 0, true, true},
-      {"ABI 3", 3, true, true},
-      {"ABI 5", 5, true, true},
-      {"ABI 6+", 6, true, true},
-      {"not root", 6, false, false},
-      {"container", 6, true, false},
+      {"ABI 0", 0, true, true},      {"ABI 3", 3, true, true},
+      {"ABI 5", 5, true, true},      {"ABI 6+", 6, true, true},
+      {"not root", 6, false, false}, {"container", 6, true, false},
   };
 }
 
@@ -41,19 +38,21 @@ std::vector<Holding> WhatHolds(const Setting& s) {
   const bool scopes = s.landlock_abi >= 6;
   std::vector<Holding> rows;
 
-  rows.push_back(
-      {"read a file outside every root",
-       Either(landlock, "Landlock", "supervisor"),
-       {"AttackTag.AForgedTagCannotReadAFileOutsideEveryRoot",
-        "Seccomp.AStaticBinaryCannotReadADeniedFile",
-        "Seccomp.WithoutLandlockAForgedTagStillMeetsTheSupervisorForReadsWritesAndConnects"}});
+  rows.push_back({"read a file outside every root",
+                  Either(landlock, "Landlock", "supervisor"),
+                  {"AttackTag.AForgedTagCannotReadAFileOutsideEveryRoot",
+                   "Seccomp.AStaticBinaryCannotReadADeniedFile",
+                   "Seccomp."
+                   "WithoutLandlockAForgedTagStillMeetsTheSupervisorForReadsWri"
+                   "tesAndConnects"}});
   rows.push_back(
       {"read a literal deny entry inside a read-only root (`~/.ssh` under a "
        "readable home)",
        Either(landlock, "Landlock (the root granted entry by entry)",
               "supervisor"),
        {"AttackTag.AForgedTagCannotReadAFileDeniedInsideAReadOnlyReadRoot",
-        "ShimWindow.ADeniedFileIsNeverReadThroughTheShimsMomentaryDescriptor"}});
+        "ShimWindow."
+        "ADeniedFileIsNeverReadThroughTheShimsMomentaryDescriptor"}});
   rows.push_back(
       {"read what Landlock grants wider than the policy: a deny entry it "
        "cannot express (a pattern such as `**/.env`, an entry inside a "
@@ -65,7 +64,9 @@ std::vector<Holding> WhatHolds(const Setting& s) {
                            "supervisor over a Landlock floor); supervisor "
                            "for every other read"),
               "supervisor"),
-       {"Seccomp.WithoutLandlockAForgedTagStillMeetsTheSupervisorForReadsWritesAndConnects",
+       {"Seccomp."
+        "WithoutLandlockAForgedTagStillMeetsTheSupervisorForReadsWritesAndConne"
+        "cts",
         "Seccomp.AStaticBinaryCannotReadADeniedFile"}});
   rows.push_back(
       {"read the environment, memory or descriptors of a process outside "
@@ -75,7 +76,9 @@ std::vector<Holding> WhatHolds(const Setting& s) {
               "domain), supervisor",
               "supervisor"),
        {"AttackTag.AForgedTagCannotReadTheEnvironmentOfAProcessOutsideTheRun",
-        "Reach.AProgramCannotReadKlaunchsEnvironmentMemoryOrDescriptorsThroughProc"}});
+        "Reach."
+        "AProgramCannotReadKlaunchsEnvironmentMemoryOrDescriptorsThroughPro"
+        "c"}});
   rows.push_back(
       {"look at a denied file (stat, access, readlink): its metadata, never "
        "its bytes",
@@ -91,28 +94,34 @@ std::vector<Holding> WhatHolds(const Setting& s) {
               "supervisor for every write where it is not",
               "supervisor"),
        {"Seccomp.ALandlockFloorHoldsWhenTheShimsTagIsForged",
-        "Seccomp.WithoutLandlockAForgedTagStillMeetsTheSupervisorForReadsWritesAndConnects",
+        "Seccomp."
+        "WithoutLandlockAForgedTagStillMeetsTheSupervisorForReadsWritesAndConne"
+        "cts",
         "Seccomp.AStaticBinaryCannotWriteOutsideTheWorkspace"}});
   rows.push_back(
       {"write a file a deny entry names inside a write root",
        "supervisor (writes are then not exact in Landlock)",
-       {"AttackTag.AForgedTagCannotWriteAFileDeniedInsideTheWritableWorkspace"}});
+       {"AttackTag."
+        "AForgedTagCannotWriteAFileDeniedInsideTheWritableWorkspace"}});
   rows.push_back(
       {"write, create, delete, hard-link, rename over or move away what a "
        "read_only entry keeps inside a write root (workspace-write's "
        "`.git/hooks`, `.git/config` and shell start-up files, the policy "
        "file)",
        "supervisor (writes are then not exact in Landlock), and the shim",
-       {"AttackProtected.NoWayOfWritingGitHooksConfigRcFilesOrThePolicyGetsThrough",
+       {"AttackProtected."
+        "NoWayOfWritingGitHooksConfigRcFilesOrThePolicyGetsThrough",
         "AttackProtected.AShellRedirectionOrGitConfigCannotChangeThem",
-        "AttackProtected.AUsersReadOnlyEntryKeepsAWorkspaceFileFromEveryWriter"}});
+        "AttackProtected."
+        "AUsersReadOnlyEntryKeepsAWorkspaceFileFromEveryWriter"}});
   rows.push_back(
       {"change a file's mode, owner, times or extended attributes",
        "supervisor",
        {"AttackTag.AForgedTagCannotChangeTheModeOfAFileOutsideEveryRoot",
         "AttackTag.AForgedTagCannotChangeTheOwnerOfAFileOutsideEveryRoot",
         "AttackTag.AForgedTagCannotChangeTheTimesOfAFileOutsideEveryRoot",
-        "AttackTag.AForgedTagCannotSetAnExtendedAttributeOnAFileOutsideTheWriteRoots"}});
+        "AttackTag."
+        "AForgedTagCannotSetAnExtendedAttributeOnAFileOutsideTheWriteRoots"}});
   rows.push_back(
       {"swap a symlink between the verdict and the use",
        "supervisor (opens by the resolved object)",
@@ -123,11 +132,20 @@ std::vector<Holding> WhatHolds(const Setting& s) {
        absl::StrCat("supervisor, and the exec check (ptrace at the exec "
                     "stop)",
                     landlock ? "; Landlock limits which files execute" : ""),
-       {"AttackRace.AnExecPathRewrittenAfterTheSupervisorsVerdictNeverRunsTheDeniedProgram",
-        "AttackRace.AnExecArgumentRewrittenAfterTheSupervisorsVerdictNeverRunsTheDeniedCommandLine",
-        "AttackRace.AProgramSymlinkSwappedAfterTheSupervisorsVerdictNeverRunsTheDeniedProgram",
-        "AttackRace.AProgramFileRenamedOverAfterTheSupervisorsVerdictNeverRunsTheDeniedScript",
-        "AttackRace.AnExecPathRewrittenAfterTheShimsVerdictNeverRunsTheDeniedProgram",
+       {"AttackRace."
+        "AnExecPathRewrittenAfterTheSupervisorsVerdictNeverRunsTheDeniedProgra"
+        "m",
+        "AttackRace."
+        "AnExecArgumentRewrittenAfterTheSupervisorsVerdictNeverRunsTheDeniedCom"
+        "mandLine",
+        "AttackRace."
+        "AProgramSymlinkSwappedAfterTheSupervisorsVerdictNeverRunsTheDeniedProg"
+        "ram",
+        "AttackRace."
+        "AProgramFileRenamedOverAfterTheSupervisorsVerdictNeverRunsTheDeniedScr"
+        "ipt",
+        "AttackRace."
+        "AnExecPathRewrittenAfterTheShimsVerdictNeverRunsTheDeniedProgram",
         "Seccomp.AStaticBinaryCannotRunADeniedCommand",
         "Seccomp.ExecveatOfADeniedCommandIsRefused"}});
   rows.push_back(
@@ -144,9 +162,15 @@ std::vector<Holding> WhatHolds(const Setting& s) {
        "address after the verdict",
        absl::StrCat("supervisor (it connects a copy of the socket itself)",
                     s.landlock_abi >= 4 ? "; Landlock by port" : ""),
-       {"AttackRace.AConnectAddressRewrittenAfterTheSupervisorsVerdictNeverReachesAForbiddenAddress",
-        "AttackRace.AConnectAddressRewrittenAfterTheShimsVerdictNeverReachesAForbiddenAddress",
-        "AttackRace.AFastOpenSendmsgWhoseNameAppearsAfterTheSupervisorsVerdictNeverConnects",
+       {"AttackRace."
+        "AConnectAddressRewrittenAfterTheSupervisorsVerdictNeverReachesAForbidd"
+        "enAddress",
+        "AttackRace."
+        "AConnectAddressRewrittenAfterTheShimsVerdictNeverReachesAForbiddenAddr"
+        "ess",
+        "AttackRace."
+        "AFastOpenSendmsgWhoseNameAppearsAfterTheSupervisorsVerdictNeverConnect"
+        "s",
         "AttackTag.AForgedTagCannotConnectToAForbiddenAddressOnAnAdmittedPort",
         "Seccomp.AStaticBinaryCannotConnectToADeniedPort"}});
   rows.push_back(
@@ -154,7 +178,9 @@ std::vector<Holding> WhatHolds(const Setting& s) {
        "AF_UNSPEC included)",
        "supervisor (it sends on a copy of the socket itself)",
        {"AttackAddress.AUdpSendToAnAfUnspecAddressNeverReachesAForbiddenPort",
-        "AttackRace.ADatagramAddressRewrittenAfterTheSupervisorsVerdictNeverReachesAForbiddenPort",
+        "AttackRace."
+        "ADatagramAddressRewrittenAfterTheSupervisorsVerdictNeverReachesAForbid"
+        "denPort",
         "AttackTag.AForgedTagCannotSendADatagramToAForbiddenPort",
         "Seccomp.AStaticBinaryCannotSendADatagramToADeniedPort"}});
   rows.push_back(
@@ -171,7 +197,8 @@ std::vector<Holding> WhatHolds(const Setting& s) {
       {"connect to an abstract Unix socket outside the run",
        Either(scopes, "Landlock (scope), supervisor", "supervisor"),
        {"AttackTag.AForgedTagCannotConnectToAnAbstractUnixSocketOutsideTheRun",
-        "Seccomp.LandlockAloneKeepsAbstractSocketsAndSignalsInsideTheSandbox"}});
+        "Seccomp."
+        "LandlockAloneKeepsAbstractSocketsAndSignalsInsideTheSandbox"}});
   rows.push_back(
       {"signal, renice, limit, pin or take the descriptors of klaunch or of "
        "a process outside the run",
@@ -181,7 +208,8 @@ std::vector<Holding> WhatHolds(const Setting& s) {
               "filter and supervisor (the run's members only)"),
        {"Reach.WithoutLandlockAProgramCannotTakeKlaunchsDescriptors",
         "Reach.WithoutLandlockAProgramCannotSignalKlaunch",
-        "Reach.WithEveryLayerAProgramCannotSignalKlaunchOrAProcessOutsideTheRun",
+        "Reach."
+        "WithEveryLayerAProgramCannotSignalKlaunchOrAProcessOutsideTheRun",
         "Reach.AProgramCannotLowerKlaunchsLimits",
         "Reach.AProgramCannotReniceAProcessOutsideTheRun",
         "Reach.AProgramCannotPinAProcessOutsideTheRunToOneCpu",
@@ -190,7 +218,8 @@ std::vector<Holding> WhatHolds(const Setting& s) {
       {"read klaunch's memory, environment or descriptors, or trace it",
        "klaunch is not dumpable; the supervisor refuses its /proc entries; "
        "the filter refuses ptrace",
-       {"Reach.AProgramCannotReadKlaunchsEnvironmentMemoryOrDescriptorsThroughProc",
+       {"Reach."
+        "AProgramCannotReadKlaunchsEnvironmentMemoryOrDescriptorsThroughProc",
         "Reach.AProgramCannotReadKlaunchsMemoryOrTraceIt",
         "Seccomp.PtraceMemoryWritesAndABIChangesAreRefused"}});
   rows.push_back(
@@ -218,10 +247,9 @@ std::vector<Holding> WhatHolds(const Setting& s) {
         "SupervisorStall.ADatagramSocketWithAFullQueueCannotHoldUpOtherCalls",
         "SupervisorStall.AReadLeaseCannotStallTheSupervisorsOpenForWriting",
         "SupervisorStall.AWriteLeaseOnAScriptCannotStallTheSupervisorsExec"}});
-  rows.push_back(
-      {"go on running unjudged when the supervisor dies",
-       "filter (every judged call then fails)",
-       {"Seccomp.WhenTheSupervisorDiesTheProgramFailsClosed"}});
+  rows.push_back({"go on running unjudged when the supervisor dies",
+                  "filter (every judged call then fails)",
+                  {"Seccomp.WhenTheSupervisorDiesTheProgramFailsClosed"}});
   rows.push_back(
       {"mount, chroot, make namespaces or device nodes, load kernel code",
        Either(s.root,

@@ -61,8 +61,7 @@ TEST(WhatHolds, EveryTestARowNamesExists) {
       const std::string text = s.str();
       re2::StringPiece input(text);
       std::string suite, test;
-      static const LazyRE2 kTest = {
-          R"(\bTEST(?:_F|_P)?\(\s*(\w+),\s*(\w+)\))"};
+      static const LazyRE2 kTest = {R"(\bTEST(?:_F|_P)?\(\s*(\w+),\s*(\w+)\))"};
       while (RE2::FindAndConsume(&input, *kTest, &suite, &test)) {
         defined.insert(suite + "." + test);
       }
@@ -103,10 +102,10 @@ TEST(WhatHolds, TheAttackMatrixRunsEveryTestTheTableNames) {
       EXPECT_THAT(by_name, HasSubstr(":" + suite)) << t;
     }
   }
-  for (const char* binary : {"attack_race", "attack_address", "attack_tag",
-                             "attack_log", "attack_block", "attack_orphan",
-                             "attack_reach", "attack_vfork", "attack_protected",
-                             "seccomp"}) {
+  for (const char* binary :
+       {"attack_race", "attack_address", "attack_tag", "attack_log",
+        "attack_block", "attack_orphan", "attack_reach", "attack_vfork",
+        "attack_protected", "seccomp"}) {
     EXPECT_THAT(whole, HasSubstr(binary));
   }
 }

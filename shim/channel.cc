@@ -42,8 +42,8 @@ char OverSocket(const std::string& socket_path, absl::string_view request) {
 }  // namespace
 
 long SendRecord(absl::string_view request) {
-  long r = sys(kCookieQuerySyscall, kRecordReport, request.data(),
-               request.size());
+  long r =
+      sys(kCookieQuerySyscall, kRecordReport, request.data(), request.size());
   if (r != -ENOSYS) return r;
   // No supervisor (--no-seccomp): klaunch's socket, which answers '0' once
   // the record is written.

@@ -169,7 +169,8 @@ void RestoreEnviron(const std::vector<int>& chain,
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
     if (StartsWith(*e, kShimVarPrefix) || StartsWith(*e, "LD_PRELOAD=")) {
       const char* eq = std::strchr(*e, '=');
-      names.emplace_back(*e, eq ? static_cast<size_t>(eq - *e) : std::strlen(*e));
+      names.emplace_back(*e,
+                         eq ? static_cast<size_t>(eq - *e) : std::strlen(*e));
     }
   }
   for (const std::string& name : names) unsetenv(name.c_str());
@@ -207,7 +208,9 @@ bool StackLandlock(const char* op, const char* path,
   if (why.empty()) return true;
   return Refuse(op, path,
                 ("its program section's Landlock ruleset could not be "
-                 "stacked: " + why).c_str());
+                 "stacked: " +
+                 why)
+                    .c_str());
 }
 
 // Also before such an exec: klaunch moves this process into the cgroup of
@@ -235,8 +238,8 @@ std::vector<std::string> LinkChain(const char* named) {
   std::string current = named;
   for (int depth = 0; depth < 8; ++depth) {
     char target[kPathMax];
-    long n = sys_readlinkat(AT_FDCWD, current.c_str(), target,
-                            sizeof(target) - 1);
+    long n =
+        sys_readlinkat(AT_FDCWD, current.c_str(), target, sizeof(target) - 1);
     if (n <= 0) break;
     target[n] = '\0';
     std::string next = target[0] == '/'
@@ -314,8 +317,8 @@ bool JudgeExec(const char* op, int dirfd, const char* path, char* const argv[],
   }
   const bool empty = (flags & AT_EMPTY_PATH) && path != nullptr && !*path;
   PinnedObject target;
-  int r = PinObject(dirfd, path, !(flags & AT_SYMLINK_NOFOLLOW), &target,
-                    empty);
+  int r =
+      PinObject(dirfd, path, !(flags & AT_SYMLINK_NOFOLLOW), &target, empty);
   if (r < 0) {
     if (!AllowMissing(op, Access::kExec, dirfd, path)) return false;
     errno = -r;
@@ -522,13 +525,31 @@ struct SpawnAction {
     kTcsetpgrp
   } tag;
   union {
-    struct { int fd; } close_action;
-    struct { int fd; int newfd; } dup2_action;
-    struct { int fd; char* path; int oflag; mode_t mode; } open_action;
-    struct { char* path; } chdir_action;
-    struct { int fd; } fchdir_action;
-    struct { int from; } closefrom_action;
-    struct { int fd; } setpgrp_action;
+    struct {
+      int fd;
+    } close_action;
+    struct {
+      int fd;
+      int newfd;
+    } dup2_action;
+    struct {
+      int fd;
+      char* path;
+      int oflag;
+      mode_t mode;
+    } open_action;
+    struct {
+      char* path;
+    } chdir_action;
+    struct {
+      int fd;
+    } fchdir_action;
+    struct {
+      int from;
+    } closefrom_action;
+    struct {
+      int fd;
+    } setpgrp_action;
   } action;
 };
 struct SpawnActions {
@@ -559,7 +580,8 @@ class JudgedActions {
       int r = 0;
       switch (act.tag) {
         case SpawnAction::kClose:
-          r = posix_spawn_file_actions_addclose(&out_, act.action.close_action.fd);
+          r = posix_spawn_file_actions_addclose(&out_,
+                                                act.action.close_action.fd);
           break;
         case SpawnAction::kDup2:
           r = posix_spawn_file_actions_adddup2(&out_, act.action.dup2_action.fd,
@@ -583,8 +605,8 @@ class JudgedActions {
           if (!AllowPath(op, Access::kStat, dir.path)) return false;
           cwd_ = static_cast<int>(sys(SYS_fcntl, dir.fd, F_DUPFD_CLOEXEC, 0));
           opened_.push_back(cwd_);
-          r = posix_spawn_file_actions_addchdir_np(&out_,
-                                                   act.action.chdir_action.path);
+          r = posix_spawn_file_actions_addchdir_np(
+              &out_, act.action.chdir_action.path);
           break;
         }
         case SpawnAction::kFchdir:
@@ -625,8 +647,8 @@ class JudgedActions {
 
 int Spawn(const char* op, pid_t* pid, const char* file,
           const posix_spawn_file_actions_t* actions,
-          const posix_spawnattr_t* attr, char* const argv[],
-          char* const envp[], bool search) {
+          const posix_spawnattr_t* attr, char* const argv[], char* const envp[],
+          bool search) {
   if (Scope::Active()) {
     return (search ? KL_REAL(posix_spawnp) : KL_REAL(posix_spawn))(
         pid, file, actions, attr, argv, envp);
@@ -636,9 +658,10 @@ int Spawn(const char* op, pid_t* pid, const char* file,
   int result = ENOENT;
   auto try_one = [&](const char* candidate) -> int {
     struct stat st;
-    if (search && (sys(SYS_newfstatat, judged.cwd(), candidate, &st, 0) != 0 ||
-                   !S_ISREG(st.st_mode) ||
-                   sys(SYS_faccessat2, judged.cwd(), candidate, X_OK, 0) != 0)) {
+    if (search &&
+        (sys(SYS_newfstatat, judged.cwd(), candidate, &st, 0) != 0 ||
+         !S_ISREG(st.st_mode) ||
+         sys(SYS_faccessat2, judged.cwd(), candidate, X_OK, 0) != 0)) {
       errno = ENOENT;
       return -1;
     }
@@ -654,8 +677,7 @@ int Spawn(const char* op, pid_t* pid, const char* file,
     }
     // glibc execs in a child the shim never runs in: the program's own shim
     // stacks the rulesets of the sections it enters (shim/layers.h).
-    ChildEnv env(envp != nullptr ? envp : environ, chain,
-                 ChainOfThisProcess());
+    ChildEnv env(envp != nullptr ? envp : environ, chain, ChainOfThisProcess());
     result = KL_REAL(posix_spawn)(pid, candidate, judged.get(actions), attr,
                                   argv, env.get());
     return 0;
@@ -697,8 +719,7 @@ void ForgetShellsChain() {
 
 using namespace klaunch::shim;  // NOLINT: the wrappers below are C symbols
 
-KL_EXPORT int execve(const char* path, char* const argv[],
-                     char* const envp[]) {
+KL_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
   return Execve("execve", AT_FDCWD, path, argv, envp, 0);
 }
 KL_EXPORT int execveat(int dirfd, const char* path, char* const argv[],

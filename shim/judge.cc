@@ -46,8 +46,8 @@ void Record(absl::string_view op, absl::string_view target,
   SendRecord(RecordRequest(e));
   if (c.verbose && !allowed) {
     const std::string msg = std::string("klaunch: ") +
-                            (audit ? "(audit, not refused) " : "") +
-                            d.message + "\n";
+                            (audit ? "(audit, not refused) " : "") + d.message +
+                            "\n";
     sys(SYS_write, 2, msg.data(), msg.size());
   }
 }
@@ -62,8 +62,8 @@ bool SendAllowRecord(absl::string_view op, absl::string_view target,
   const Config& c = GetConfig();
   const absl::string_view program =
       c.engine != nullptr ? c.engine->program() : absl::string_view();
-  const absl::string_view fields[] = {op,  target,  access,  "allow",
-                                      d.rule, "", command, program};
+  const absl::string_view fields[] = {op,     target, access,  "allow",
+                                      d.rule, "",     command, program};
   char buf[2 * kPathMax];
   size_t n = 0;
   for (absl::string_view f : fields) {
@@ -84,7 +84,8 @@ class ChannelAsker final : public Asker {
     absl::string_view pieces[kAskRequestPieces];
     const int n = AskRequestPieces(q, pieces);
     std::string request;
-    for (int i = 0; i < n; ++i) request.append(pieces[i].data(), pieces[i].size());
+    for (int i = 0; i < n; ++i)
+      request.append(pieces[i].data(), pieces[i].size());
     switch (SendQuestion(request)) {
       case 'y':
         return AskAnswer::kYes;
@@ -125,8 +126,8 @@ class ShimLayer final : public JudgingLayer {
 // Applies a decision: true when the call may go on; errno is EACCES when
 // it may not. `trace`: false for a second judgement of a call already
 // judged (a directory's move), which --trace does not record again.
-bool Apply(const char* op, const char* target, const char* access,
-           Decision d, const std::string& command = {}, bool trace = true) {
+bool Apply(const char* op, const char* target, const char* access, Decision d,
+           const std::string& command = {}, bool trace = true) {
   ShimLayer layer;
   if (ApplyDecision({op, target, access, command, trace}, &d, layer)) {
     return true;
@@ -184,8 +185,8 @@ const char* SelfProcPath(const char* path, char* buf, size_t size) {
     return path;
   }
   char task[64];
-  const int t = std::snprintf(task, sizeof(task), "%s/task/%ld", self,
-                              sys(SYS_gettid));
+  const int t =
+      std::snprintf(task, sizeof(task), "%s/task/%ld", self, sys(SYS_gettid));
   if (std::strncmp(path, task, t) == 0 && (path[t] == '/' || path[t] == '\0')) {
     std::snprintf(buf, size, "/proc/thread-self%s", path + t);
   } else {
@@ -253,7 +254,8 @@ bool MaySee(const char* path) {
   if (c.engine == nullptr || path[0] != '/') return false;
   if (!c.engine->has_deny_rules()) return true;
   char buf[kPathMax];
-  return c.engine->CheckPath(Access::kStat, SelfProcPath(path, buf, sizeof(buf)))
+  return c.engine
+      ->CheckPath(Access::kStat, SelfProcPath(path, buf, sizeof(buf)))
       .allowed();
 }
 
@@ -280,8 +282,7 @@ bool AllowCommand(const char* op, const char* named, const char* target,
   return Apply(op, named, "exec", std::move(d), CommandLineText(named, args));
 }
 
-bool AllowInterpreterLine(const char* op, const char* named,
-                          const char* target,
+bool AllowInterpreterLine(const char* op, const char* named, const char* target,
                           const std::vector<std::string>& argv) {
   const Config& c = GetConfig();
   if (c.engine == nullptr) return NoEngine(op, named);

@@ -59,8 +59,7 @@ bool AllowCommand(const char* op, const char* named, const char* target,
 
 // Only the deny rules, for a line the kernel runs for the program (a
 // script's interpreter line).
-bool AllowInterpreterLine(const char* op, const char* named,
-                          const char* target,
+bool AllowInterpreterLine(const char* op, const char* named, const char* target,
                           const std::vector<std::string>& argv);
 
 // A connect, sendto or sendmsg to an IP destination (core/destination.h).

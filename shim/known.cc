@@ -27,10 +27,20 @@ uint64_t Tag(const uint64_t* words, size_t n) {
   uint64_t v2 = 0x6c7967656e657261ull ^ g_key[0];
   uint64_t v3 = 0x7465646279746573ull ^ g_key[1];
   auto round = [&] {
-    v0 += v1; v1 = Rotl(v1, 13); v1 ^= v0; v0 = Rotl(v0, 32);
-    v2 += v3; v3 = Rotl(v3, 16); v3 ^= v2;
-    v0 += v3; v3 = Rotl(v3, 21); v3 ^= v0;
-    v2 += v1; v1 = Rotl(v1, 17); v1 ^= v2; v2 = Rotl(v2, 32);
+    v0 += v1;
+    v1 = Rotl(v1, 13);
+    v1 ^= v0;
+    v0 = Rotl(v0, 32);
+    v2 += v3;
+    v3 = Rotl(v3, 16);
+    v3 ^= v2;
+    v0 += v3;
+    v3 = Rotl(v3, 21);
+    v3 ^= v0;
+    v2 += v1;
+    v1 = Rotl(v1, 17);
+    v1 ^= v2;
+    v2 = Rotl(v2, 32);
   };
   for (size_t i = 0; i < n; ++i) {
     v3 ^= words[i];
@@ -81,8 +91,8 @@ void InitKnown(bool audit) {
 }
 
 bool IdOfStatx(const struct statx& sx, ObjectId* out) {
-  constexpr unsigned kNeeded = STATX_TYPE | STATX_INO | STATX_NLINK |
-                               STATX_CTIME | STATX_MNT_ID;
+  constexpr unsigned kNeeded =
+      STATX_TYPE | STATX_INO | STATX_NLINK | STATX_CTIME | STATX_MNT_ID;
   if ((sx.stx_mask & kNeeded) != kNeeded) return false;
   out->mount = sx.stx_mnt_id;
   out->inode = sx.stx_ino;
@@ -90,16 +100,16 @@ bool IdOfStatx(const struct statx& sx, ObjectId* out) {
   out->ctime_nsec = sx.stx_ctime.tv_nsec;
   out->dev_major = sx.stx_dev_major;
   out->dev_minor = sx.stx_dev_minor;
-  out->single_path = S_ISDIR(sx.stx_mode) ||
-                     ((S_ISREG(sx.stx_mode) || S_ISLNK(sx.stx_mode)) &&
-                      sx.stx_nlink == 1);
+  out->single_path =
+      S_ISDIR(sx.stx_mode) ||
+      ((S_ISREG(sx.stx_mode) || S_ISLNK(sx.stx_mode)) && sx.stx_nlink == 1);
   return true;
 }
 
 bool IdOfFd(int fd, ObjectId* out) {
   struct statx sx;
-  if (sys(SYS_statx, fd, "", AT_EMPTY_PATH,
-          STATX_BASIC_STATS | STATX_MNT_ID, &sx) != 0) {
+  if (sys(SYS_statx, fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_MNT_ID,
+          &sx) != 0) {
     return false;
   }
   return IdOfStatx(sx, out);
@@ -109,7 +119,8 @@ bool Remembering() { return g_keyed.load(std::memory_order_acquire); }
 
 bool SameObject(const ObjectId& id, const struct stat& st) {
   return st.st_ino == id.inode && major(st.st_dev) == id.dev_major &&
-         minor(st.st_dev) == id.dev_minor && st.st_ctim.tv_sec == id.ctime_sec &&
+         minor(st.st_dev) == id.dev_minor &&
+         st.st_ctim.tv_sec == id.ctime_sec &&
          static_cast<uint64_t>(st.st_ctim.tv_nsec) == id.ctime_nsec;
 }
 

@@ -8,11 +8,10 @@
 #include <fcntl.h>
 #include <semaphore.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <utmp.h>
-
-#include <stdio.h>
 
 #include <cstdio>
 #include <cstring>
@@ -65,7 +64,8 @@ int MakeUnique(char* tmpl, int suffix_len, Make make) {
   static constexpr char kLetters[] =
       "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
   const size_t len = tmpl ? std::strlen(tmpl) : 0;
-  if (tmpl == nullptr || suffix_len < 0 || len < 6 + static_cast<size_t>(suffix_len) ||
+  if (tmpl == nullptr || suffix_len < 0 ||
+      len < 6 + static_cast<size_t>(suffix_len) ||
       std::memcmp(tmpl + len - suffix_len - 6, "XXXXXX", 6) != 0) {
     errno = EINVAL;
     return -1;
@@ -121,17 +121,16 @@ KL_EXPORT int mkostemps64(char* tmpl, int suffix_len, int flags) {
 extern "C" int mkdir(const char* path, mode_t mode);
 
 KL_EXPORT char* mkdtemp(char* tmpl) {
-  const int r = MakeUnique(tmpl, 0, [](const char* path) {
-    return mkdir(path, 0700);
-  });
+  const int r =
+      MakeUnique(tmpl, 0, [](const char* path) { return mkdir(path, 0700); });
   return r < 0 ? nullptr : tmpl;
 }
 
 // tmpfile(): an unnamed file in /tmp, as glibc makes it (O_TMPFILE), judged
 // as a write of /tmp.
 KL_EXPORT FILE* tmpfile(void) {
-  int fd = OpenAt("tmpfile", AT_FDCWD, "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC,
-                  0600);
+  int fd =
+      OpenAt("tmpfile", AT_FDCWD, "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
   if (fd < 0 && errno != EACCES) {
     char name[] = "/tmp/tmpfXXXXXX";
     fd = MakeTemp(name, 0, O_CLOEXEC);
@@ -183,17 +182,15 @@ KL_EXPORT sem_t* sem_open(const char* name, int oflag, ...) {
   char path[kPathMax];
   if (ShmPath(name, "sem.", path, sizeof(path))) {
     Scope scope;
-    const klaunch::Access access = (oflag & O_CREAT) ? klaunch::Access::kWrite
-                                                     : klaunch::Access::kRead;
+    const klaunch::Access access =
+        (oflag & O_CREAT) ? klaunch::Access::kWrite : klaunch::Access::kRead;
     if (!AllowPath("sem_open", access, path)) return SEM_FAILED;
     scope.RestoreErrno();
   }
   return KL_REAL(sem_open)(name, oflag, mode, value);
 }
 
-KL_EXPORT int sem_unlink(const char* name) {
-  return UnlinkShm(name, "sem.");
-}
+KL_EXPORT int sem_unlink(const char* name) { return UnlinkShm(name, "sem."); }
 
 // utmpname names the file later getutent/pututline read and write; judge it
 // as both, since libc opens it read-write when it can.

@@ -37,10 +37,9 @@ long Utimens(const char* op, int dirfd, const char* path,
     // utimensat(fd, NULL, ...) acts on an open descriptor: nothing to judge.
     return Ret(sys(SYS_utimensat, dirfd, path, ts, flags));
   }
-  return AtFlags(op, kW, dirfd, path, flags,
-                 [&](int d, const char* p, int f) {
-                   return sys(SYS_utimensat, d, p, ts, f);
-                 });
+  return AtFlags(op, kW, dirfd, path, flags, [&](int d, const char* p, int f) {
+    return sys(SYS_utimensat, d, p, ts, f);
+  });
 }
 
 bool ToTimespec(const struct timeval* tv, struct timespec ts[2]) {
@@ -128,8 +127,8 @@ long Link(const char* op, int olddirfd, const char* oldpath, int newdirfd,
     if (int e = NativeNameError(to, kLinkNameNeed); e != 0) return Failed(-e);
     if (!JudgeLink(judge, src.path, to.path)) return -1;
     scope.RestoreErrno();
-    return Ret(sys(SYS_linkat, AT_FDCWD, src.proc, to.fd, to.last,
-                   AT_SYMLINK_FOLLOW));
+    return Ret(
+        sys(SYS_linkat, AT_FDCWD, src.proc, to.fd, to.last, AT_SYMLINK_FOLLOW));
   }
   PinnedParent from;
   r = PinParent(olddirfd, oldpath, &from);
@@ -173,10 +172,9 @@ long Chmod(const char* op, int dirfd, const char* path, mode_t mode,
 
 long Chown(const char* op, int dirfd, const char* path, uid_t uid, gid_t gid,
            int flags) {
-  return AtFlags(op, kW, dirfd, path, flags,
-                 [&](int d, const char* p, int f) {
-                   return sys(SYS_fchownat, d, p, uid, gid, f);
-                 });
+  return AtFlags(op, kW, dirfd, path, flags, [&](int d, const char* p, int f) {
+    return sys(SYS_fchownat, d, p, uid, gid, f);
+  });
 }
 
 // *setxattr / *removexattr / *getxattr / *listxattr: `follow` for the plain
@@ -200,29 +198,37 @@ long Xattr(const char* op, Access access, const char* path, bool follow,
 using namespace klaunch::shim;  // NOLINT: the wrappers below are C symbols
 
 KL_EXPORT int unlink(const char* path) {
-  return AtName("unlink", kW, AT_FDCWD, path, [](int d, const char* n) {
-    return sys(SYS_unlinkat, d, n, 0);
-  }, Slash::kEntry, klaunch::NameNeed::kExisting);
+  return AtName(
+      "unlink", kW, AT_FDCWD, path,
+      [](int d, const char* n) { return sys(SYS_unlinkat, d, n, 0); },
+      Slash::kEntry, klaunch::NameNeed::kExisting);
 }
 
 KL_EXPORT int unlinkat(int dirfd, const char* path, int flags) {
-  return AtName("unlinkat", kW, dirfd, path, [&](int d, const char* n) {
-    return sys(SYS_unlinkat, d, n, flags);
-  }, Slash::kEntry, klaunch::NameNeed::kExisting);
+  return AtName(
+      "unlinkat", kW, dirfd, path,
+      [&](int d, const char* n) { return sys(SYS_unlinkat, d, n, flags); },
+      Slash::kEntry, klaunch::NameNeed::kExisting);
 }
 
 KL_EXPORT int rmdir(const char* path) {
-  return AtName("rmdir", kW, AT_FDCWD, path, [](int d, const char* n) {
-    return sys(SYS_unlinkat, d, n, AT_REMOVEDIR);
-  }, Slash::kEntry, klaunch::NameNeed::kExisting);
+  return AtName(
+      "rmdir", kW, AT_FDCWD, path,
+      [](int d, const char* n) {
+        return sys(SYS_unlinkat, d, n, AT_REMOVEDIR);
+      },
+      Slash::kEntry, klaunch::NameNeed::kExisting);
 }
 
 KL_EXPORT int remove(const char* path) {
-  return AtName("remove", kW, AT_FDCWD, path, [](int d, const char* n) {
-    long r = sys(SYS_unlinkat, d, n, 0);
-    if (r == -EISDIR) r = sys(SYS_unlinkat, d, n, AT_REMOVEDIR);
-    return r;
-  }, Slash::kEntry, klaunch::NameNeed::kExisting);
+  return AtName(
+      "remove", kW, AT_FDCWD, path,
+      [](int d, const char* n) {
+        long r = sys(SYS_unlinkat, d, n, 0);
+        if (r == -EISDIR) r = sys(SYS_unlinkat, d, n, AT_REMOVEDIR);
+        return r;
+      },
+      Slash::kEntry, klaunch::NameNeed::kExisting);
 }
 
 KL_EXPORT int rename(const char* oldpath, const char* newpath) {
@@ -238,14 +244,16 @@ KL_EXPORT int renameat2(int olddirfd, const char* oldpath, int newdirfd,
 }
 
 KL_EXPORT int mkdir(const char* path, mode_t mode) {
-  return AtName("mkdir", kW, AT_FDCWD, path, [&](int d, const char* n) {
-    return sys(SYS_mkdirat, d, n, mode);
-  }, Slash::kEntry, klaunch::NameNeed::kNew);
+  return AtName(
+      "mkdir", kW, AT_FDCWD, path,
+      [&](int d, const char* n) { return sys(SYS_mkdirat, d, n, mode); },
+      Slash::kEntry, klaunch::NameNeed::kNew);
 }
 KL_EXPORT int mkdirat(int dirfd, const char* path, mode_t mode) {
-  return AtName("mkdirat", kW, dirfd, path, [&](int d, const char* n) {
-    return sys(SYS_mkdirat, d, n, mode);
-  }, Slash::kEntry, klaunch::NameNeed::kNew);
+  return AtName(
+      "mkdirat", kW, dirfd, path,
+      [&](int d, const char* n) { return sys(SYS_mkdirat, d, n, mode); },
+      Slash::kEntry, klaunch::NameNeed::kNew);
 }
 
 KL_EXPORT int mknodat(int dirfd, const char* path, mode_t mode, dev_t dev) {
@@ -259,9 +267,10 @@ KL_EXPORT int mknodat(int dirfd, const char* path, mode_t mode, dev_t dev) {
               "allow it")) {
     return -1;
   }
-  return AtName("mknod", kW, dirfd, path, [&](int d, const char* n) {
-    return sys(SYS_mknodat, d, n, mode, dev);
-  }, Slash::kEntry, klaunch::NameNeed::kNew);
+  return AtName(
+      "mknod", kW, dirfd, path,
+      [&](int d, const char* n) { return sys(SYS_mknodat, d, n, mode, dev); },
+      Slash::kEntry, klaunch::NameNeed::kNew);
 }
 KL_EXPORT int mknod(const char* path, mode_t mode, dev_t dev) {
   return mknodat(AT_FDCWD, path, mode, dev);
@@ -275,9 +284,10 @@ KL_EXPORT int mkfifo(const char* path, mode_t mode) {
 
 KL_EXPORT int symlinkat(const char* target, int dirfd, const char* linkpath) {
   // The target is only text until something follows it, and is judged then.
-  return AtName("symlink", kW, dirfd, linkpath, [&](int d, const char* n) {
-    return sys(SYS_symlinkat, target, d, n);
-  }, Slash::kEntry, klaunch::NameNeed::kNew);
+  return AtName(
+      "symlink", kW, dirfd, linkpath,
+      [&](int d, const char* n) { return sys(SYS_symlinkat, target, d, n); },
+      Slash::kEntry, klaunch::NameNeed::kNew);
 }
 KL_EXPORT int symlink(const char* target, const char* linkpath) {
   return symlinkat(target, AT_FDCWD, linkpath);
@@ -292,10 +302,9 @@ KL_EXPORT int link(const char* oldpath, const char* newpath) {
 }
 
 KL_EXPORT int truncate(const char* path, off_t length) {
-  return AtObject("truncate", kW, AT_FDCWD, path, true,
-                  [&](int, const char* p, int) {
-                    return sys(SYS_truncate, p, length);
-                  });
+  return AtObject(
+      "truncate", kW, AT_FDCWD, path, true,
+      [&](int, const char* p, int) { return sys(SYS_truncate, p, length); });
 }
 KL_EXPORT int truncate64(const char* path, off64_t length) {
   return truncate(path, length);
@@ -332,8 +341,8 @@ KL_EXPORT int utime(const char* path, const struct utimbuf* times) {
 }
 KL_EXPORT int utimes(const char* path, const struct timeval times[2]) {
   struct timespec ts[2];
-  return Utimens("utimes", AT_FDCWD, path,
-                 ToTimespec(times, ts) ? ts : nullptr, 0);
+  return Utimens("utimes", AT_FDCWD, path, ToTimespec(times, ts) ? ts : nullptr,
+                 0);
 }
 KL_EXPORT int lutimes(const char* path, const struct timeval times[2]) {
   struct timespec ts[2];
@@ -346,8 +355,8 @@ KL_EXPORT int futimesat(int dirfd, const char* path,
   if (path == nullptr) {
     return Ret(sys(SYS_futimesat, dirfd, path, times));
   }
-  return Utimens("futimesat", dirfd, path,
-                 ToTimespec(times, ts) ? ts : nullptr, 0);
+  return Utimens("futimesat", dirfd, path, ToTimespec(times, ts) ? ts : nullptr,
+                 0);
 }
 
 KL_EXPORT int setxattr(const char* path, const char* name, const void* value,
@@ -372,23 +381,23 @@ KL_EXPORT int lremovexattr(const char* path, const char* name) {
 }
 KL_EXPORT ssize_t getxattr(const char* path, const char* name, void* value,
                            size_t size) {
-  return Xattr("getxattr", klaunch::Access::kRead, path, true, [&](const char* p) {
-    return sys(SYS_getxattr, p, name, value, size);
-  });
+  return Xattr(
+      "getxattr", klaunch::Access::kRead, path, true,
+      [&](const char* p) { return sys(SYS_getxattr, p, name, value, size); });
 }
 KL_EXPORT ssize_t lgetxattr(const char* path, const char* name, void* value,
                             size_t size) {
-  return Xattr("lgetxattr", klaunch::Access::kRead, path, false, [&](const char* p) {
-    return sys(SYS_lgetxattr, p, name, value, size);
-  });
+  return Xattr(
+      "lgetxattr", klaunch::Access::kRead, path, false,
+      [&](const char* p) { return sys(SYS_lgetxattr, p, name, value, size); });
 }
 KL_EXPORT ssize_t listxattr(const char* path, char* list, size_t size) {
-  return Xattr("listxattr", klaunch::Access::kRead, path, true, [&](const char* p) {
-    return sys(SYS_listxattr, p, list, size);
-  });
+  return Xattr(
+      "listxattr", klaunch::Access::kRead, path, true,
+      [&](const char* p) { return sys(SYS_listxattr, p, list, size); });
 }
 KL_EXPORT ssize_t llistxattr(const char* path, char* list, size_t size) {
-  return Xattr("llistxattr", klaunch::Access::kRead, path, false, [&](const char* p) {
-    return sys(SYS_llistxattr, p, list, size);
-  });
+  return Xattr(
+      "llistxattr", klaunch::Access::kRead, path, false,
+      [&](const char* p) { return sys(SYS_llistxattr, p, list, size); });
 }

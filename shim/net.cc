@@ -68,8 +68,8 @@ bool JudgeAddress(const char* op, int fd, AddressUse use, int flags,
                   bool* use_rewritten, char* hint, size_t hint_size) {
   *use_rewritten = false;
   hint[0] = '\0';
-  const Destination d = ReadDestination(KindOf(fd), use, flags, addr,
-                                        addr != nullptr ? len : 0);
+  const Destination d =
+      ReadDestination(KindOf(fd), use, flags, addr, addr != nullptr ? len : 0);
   switch (d.kind) {
     case Destination::kPeer:
     case Destination::kDisconnect:
@@ -119,8 +119,8 @@ bool JudgeAddress(const char* op, int fd, AddressUse use, int flags,
     rewritten->addr.sun_family = AF_UNIX;
     std::snprintf(rewritten->addr.sun_path, sizeof(rewritten->addr.sun_path),
                   "%s", target);
-    rewritten->len = static_cast<socklen_t>(
-        offsetof(sockaddr_un, sun_path) + std::strlen(target) + 1);
+    rewritten->len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) +
+                                            std::strlen(target) + 1);
     *use_rewritten = true;
   }
   return true;
@@ -222,15 +222,15 @@ KL_EXPORT ssize_t sendmsg(int fd, const msghdr* msg, int flags) {
   // The header is copied once: what was judged is what is passed on (the
   // supervisor then judges its own copy of it).
   const msghdr m = *msg;
-  return WithAddress(
-      "sendmsg", fd, AddressUse::kSend, flags,
-      static_cast<const sockaddr*>(m.msg_name), m.msg_namelen,
-      [&](const sockaddr* a, socklen_t l, const char* hint) {
-        msghdr copy = m;
-        copy.msg_name = const_cast<sockaddr*>(a);
-        copy.msg_namelen = a != nullptr ? l : 0;
-        return sys(SYS_sendmsg, fd, &copy, flags, hint, std::strlen(hint));
-      });
+  return WithAddress("sendmsg", fd, AddressUse::kSend, flags,
+                     static_cast<const sockaddr*>(m.msg_name), m.msg_namelen,
+                     [&](const sockaddr* a, socklen_t l, const char* hint) {
+                       msghdr copy = m;
+                       copy.msg_name = const_cast<sockaddr*>(a);
+                       copy.msg_namelen = a != nullptr ? l : 0;
+                       return sys(SYS_sendmsg, fd, &copy, flags, hint,
+                                  std::strlen(hint));
+                     });
 }
 
 KL_EXPORT int sendmmsg(int fd, mmsghdr* msgs, unsigned n, int flags) {
@@ -246,9 +246,8 @@ KL_EXPORT int sendmmsg(int fd, mmsghdr* msgs, unsigned n, int flags) {
       bool use = false;
       char hint[256];
       if (!JudgeAddress("sendmmsg", fd, AddressUse::kSend, flags,
-                        static_cast<const sockaddr*>(m.msg_name),
-                        m.msg_namelen, &obj, &parent, &rewritten, &use, hint,
-                        sizeof(hint))) {
+                        static_cast<const sockaddr*>(m.msg_name), m.msg_namelen,
+                        &obj, &parent, &rewritten, &use, hint, sizeof(hint))) {
         return -1;
       }
     }
@@ -274,14 +273,13 @@ KL_EXPORT int rcmd_af(char**, unsigned short, const char*, const char*,
              ? (errno = ENOSYS, -1)
              : -1;
 }
-KL_EXPORT int rexec(char**, int, const char*, const char*, const char*,
-                    int*) {
+KL_EXPORT int rexec(char**, int, const char*, const char*, const char*, int*) {
   return Refuse("rexec", "a remote shell", "rexec is not covered by the policy")
              ? (errno = ENOSYS, -1)
              : -1;
 }
-KL_EXPORT int rexec_af(char**, int, const char*, const char*, const char*,
-                       int*, sa_family_t) {
+KL_EXPORT int rexec_af(char**, int, const char*, const char*, const char*, int*,
+                       sa_family_t) {
   return Refuse("rexec", "a remote shell", "rexec is not covered by the policy")
              ? (errno = ENOSYS, -1)
              : -1;

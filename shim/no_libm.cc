@@ -29,11 +29,7 @@ double log2(double x) {
 
 // A quiet NaN. The payload a tag names is not kept: nothing in the shim
 // reads one back.
-double nan(const char*) {
-  return __builtin_nan("");
-}
-float nanf(const char*) {
-  return __builtin_nanf("");
-}
+double nan(const char*) { return __builtin_nan(""); }
+float nanf(const char*) { return __builtin_nanf(""); }
 
 }  // extern "C"

@@ -7,6 +7,8 @@
 // truncated, and no descriptor that could read a refused file ever exists
 // in the process, where another thread could use it.
 
+#include "shim/open.h"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -17,7 +19,6 @@
 
 #include "shim/judge.h"
 #include "shim/known.h"
-#include "shim/open.h"
 #include "shim/resolve.h"
 #include "shim/state.h"
 #include "shim/sys.h"
@@ -109,8 +110,9 @@ int OpenForWrite(const char* op, Access access, int dirfd, const char* path,
   if (!AllowPath(op, access, parent.path)) return -1;
   scope.RestoreErrno();
   // O_NOFOLLOW: a symlink raced in after the judgement fails, not followed.
-  return TakeLowest(sys_openat(parent.fd, parent.last, flags | O_NOFOLLOW, mode),
-                    &parent.fd, flags);
+  return TakeLowest(
+      sys_openat(parent.fd, parent.last, flags | O_NOFOLLOW, mode), &parent.fd,
+      flags);
 }
 
 mode_t ModeOf(int flags, va_list ap) {
@@ -125,7 +127,8 @@ FILE* Fopen(const char* op, const char* path, const char* mode) {
   if (flags < 0 || std::strstr(mode, ",ccs=") != nullptr) {
     // Modes fdopen cannot take: judge the path, then let libc open it.
     if (path == nullptr || flags < 0) return KL_REAL(fopen)(path, mode);
-    int fd = OpenAt(op, AT_FDCWD, path, (flags < 0 ? O_RDONLY : flags) | O_CLOEXEC, 0666);
+    int fd = OpenAt(op, AT_FDCWD, path,
+                    (flags < 0 ? O_RDONLY : flags) | O_CLOEXEC, 0666);
     if (fd < 0) return nullptr;
     sys_close(fd);
     return KL_REAL(fopen)(path, mode);
@@ -231,8 +234,8 @@ int OpenAt(const char* op, int dirfd, const char* path, int flags,
     // judged, and only then opened through the pin: a descriptor that can
     // read the object never exists before the verdict, so another thread
     // cannot read a refused file through it.
-    long pin = sys_openat(dirfd, path,
-                          O_PATH | O_CLOEXEC | (flags & O_NOFOLLOW), 0);
+    long pin =
+        sys_openat(dirfd, path, O_PATH | O_CLOEXEC | (flags & O_NOFOLLOW), 0);
     if (pin < 0) {
       if (!AllowMissing(op, access, dirfd, path)) return -1;
       return Fail(pin);

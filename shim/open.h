@@ -11,8 +11,7 @@ namespace klaunch::shim {
 // Judges and performs openat(dirfd, path, flags, mode) as the kernel would,
 // with no side effect on a refused path. Returns the descriptor, or -1 with
 // errno (EACCES for a refusal).
-int OpenAt(const char* op, int dirfd, const char* path, int flags,
-           mode_t mode);
+int OpenAt(const char* op, int dirfd, const char* path, int flags, mode_t mode);
 
 // The open(2) flags of an fopen mode ("r", "w+", "ae", "wx", ...), or -1.
 int FopenFlags(const char* mode);

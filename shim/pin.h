@@ -77,9 +77,8 @@ inline int NativeNameError(const PinnedParent& p, NameNeed need) {
 enum class Slash { kFollows, kEntry };
 
 template <typename Act>
-long AtName(const char* op, Access access, int dirfd, const char* path,
-            Act act, Slash slash = Slash::kFollows,
-            NameNeed need = NameNeed::kAny) {
+long AtName(const char* op, Access access, int dirfd, const char* path, Act act,
+            Slash slash = Slash::kFollows, NameNeed need = NameNeed::kAny) {
   Scope scope;
   if (scope.nested() || path == nullptr) return Ret(act(dirfd, path));
   PinnedParent parent;
@@ -137,9 +136,9 @@ long AtFlags(const char* op, Access access, int dirfd, const char* path,
   return AtObject(
       op, access, dirfd, path, true,
       [&](int d, const char* p, int fd) {
-        return act(d, p,
-                   fd < 0 ? flags
-                          : flags & ~(AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW));
+        return act(
+            d, p,
+            fd < 0 ? flags : flags & ~(AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW));
       },
       (flags & AT_EMPTY_PATH) != 0);
 }

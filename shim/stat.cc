@@ -100,9 +100,8 @@ long StatxAt(int dirfd, const char* path, int flags, unsigned mask,
       "statx", kS, dirfd, path, true,
       [&](int d, const char* p, int fd) {
         if (fd < 0) return sys(SYS_statx, d, p, flags, mask, buf);
-        return sys(SYS_statx, fd, "", (flags & ~AT_SYMLINK_NOFOLLOW) |
-                                          AT_EMPTY_PATH,
-                   mask, buf);
+        return sys(SYS_statx, fd, "",
+                   (flags & ~AT_SYMLINK_NOFOLLOW) | AT_EMPTY_PATH, mask, buf);
       },
       (flags & AT_EMPTY_PATH) != 0);
 }
@@ -190,8 +189,8 @@ KL_EXPORT int __fxstatat(int, int dirfd, const char* path, struct stat* buf,
                          int flags) {
   return StatAt("fstatat", dirfd, path, buf, flags);
 }
-KL_EXPORT int __fxstatat64(int, int dirfd, const char* path,
-                           struct stat64* buf, int flags) {
+KL_EXPORT int __fxstatat64(int, int dirfd, const char* path, struct stat64* buf,
+                           int flags) {
   return StatAt("fstatat", dirfd, path, reinterpret_cast<struct stat*>(buf),
                 flags);
 }

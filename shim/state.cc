@@ -156,8 +156,8 @@ bool ListHolds(const char* list, const char* n, size_t len) {
 void AddCgroupChain() {
   if (!g_present[kCgroup]) return;
   static char buf[8192];
-  const long fd = sys_openat(AT_FDCWD, "/proc/self/cgroup",
-                             O_RDONLY | O_CLOEXEC, 0);
+  const long fd =
+      sys_openat(AT_FDCWD, "/proc/self/cgroup", O_RDONLY | O_CLOEXEC, 0);
   if (fd < 0) return;
   size_t used = 0;
   while (used < sizeof(buf) - 1) {
@@ -310,7 +310,8 @@ std::string StackMissingLayers(const Config& c, const Engine& engine) {
   const std::string why = StackSectionLayers(c, policy, missing);
   if (why.empty()) return "";
   return "the Landlock rulesets of this program's sections could not be "
-         "stacked: " + why;
+         "stacked: " +
+         why;
 }
 
 void Initialise() {
@@ -374,9 +375,9 @@ void Initialise() {
                         std::string("KLAUNCH_PROGRAMS names no program "
                                     "sections of the policy: ") +
                         programs);
-        const std::string why =
-            narrowed.ok() ? StackMissingLayers(*c, *narrowed)
-                          : std::string(narrowed.status().message());
+        const std::string why = narrowed.ok()
+                                    ? StackMissingLayers(*c, *narrowed)
+                                    : std::string(narrowed.status().message());
         if (!why.empty()) {
           // Past the shim, the cookie would skip the supervisor too.
           g_cookie = 0;

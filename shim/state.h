@@ -18,7 +18,6 @@
 #define KLAUNCH_SHIM_STATE_H_
 
 #include <errno.h>
-
 #include <signal.h>
 
 #include <string>
@@ -39,12 +38,12 @@ struct Config {
   std::string error;               // why there is no engine
   std::string record_socket;       // without seccomp: where records go
   bool verbose = false;
-  bool trace = false;              // KLAUNCH_TRACE
-  std::string exe;                 // this process's executable
-  std::string shim_path;           // for the children's LD_PRELOAD
-  std::string ask_socket;          // empty: "ask" refuses
-  std::string chain;               // the program sections entered ("0,2")
-  std::string policy_file;         // the effective policy it loaded
+  bool trace = false;       // KLAUNCH_TRACE
+  std::string exe;          // this process's executable
+  std::string shim_path;    // for the children's LD_PRELOAD
+  std::string ask_socket;   // empty: "ask" refuses
+  std::string chain;        // the program sections entered ("0,2")
+  std::string policy_file;  // the effective policy it loaded
   // The Landlock ABI klaunch restricted the program with; 0 when it did not
   // (--no-landlock, audit mode, no Landlock): then sections stack none.
   int landlock_abi = 0;
@@ -102,12 +101,11 @@ class InsideShim {
 
 // The next definition of a libc function (dlsym RTLD_NEXT), looked up once.
 void* RealSymbol(const char* name);
-#define KL_REAL(name)                                             \
-  ([] {                                                           \
-    static auto* p =                                              \
-        reinterpret_cast<decltype(&::name)>(                      \
-            ::klaunch::shim::RealSymbol(#name));                  \
-    return p;                                                     \
+#define KL_REAL(name)                                     \
+  ([] {                                                   \
+    static auto* p = reinterpret_cast<decltype(&::name)>( \
+        ::klaunch::shim::RealSymbol(#name));              \
+    return p;                                             \
   }())
 
 }  // namespace klaunch::shim

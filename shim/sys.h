@@ -44,8 +44,8 @@ inline long sys_call5(long nr, long a, long b, long c, long d, long e) {
       "syscall\n\t"
       "xorl %%r9d, %%r9d"
       : "=a"(ret)
-      : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8),
-        [cookie] "m"(g_cookie)
+      : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10),
+        "r"(r8), [cookie] "m"(g_cookie)
       : "rcx", "r11", "r9", "memory");
   return ret;
 #else
@@ -55,16 +55,14 @@ inline long sys_call5(long nr, long a, long b, long c, long d, long e) {
 
 // A call that needs all six arguments: untagged, so only for calls the
 // filter does not send to the supervisor (sendto without an address).
-inline long sys_call6(long nr, long a, long b, long c, long d, long e,
-                      long f) {
+inline long sys_call6(long nr, long a, long b, long c, long d, long e, long f) {
   long ret;
   register long r10 __asm__("r10") = d;
   register long r8 __asm__("r8") = e;
   register long r9 __asm__("r9") = f;
   __asm__ volatile("syscall"
                    : "=a"(ret)
-                   : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8),
-                     "r"(r9)
+                   : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
                    : "rcx", "r11", "memory");
   return ret;
 }

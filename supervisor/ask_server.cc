@@ -32,11 +32,10 @@ absl::StatusOr<std::unique_ptr<AskServer>> AskServer::Start(Options options) {
   if (!s->options_.socket_path.empty()) {
     AskServer* server = s.get();
     absl::StatusOr<std::unique_ptr<RequestSocket>> socket =
-        RequestSocket::Start(
-            s->options_.socket_path, kAskRequestMax,
-            [server](pid_t pid, absl::string_view request) {
-              return server->Answer(pid, request, "shim");
-            });
+        RequestSocket::Start(s->options_.socket_path, kAskRequestMax,
+                             [server](pid_t pid, absl::string_view request) {
+                               return server->Answer(pid, request, "shim");
+                             });
     if (!socket.ok()) return socket.status();
     s->socket_ = *std::move(socket);
   }
@@ -125,10 +124,10 @@ void AskServer::RecordYes(pid_t pid, const AskQuestion& q,
                              ") admitted at the terminal, once", section);
   const int e = AppendAuditEvent(
       options_.log,
-      AuditEvent{
-          when, pid == 0 ? getpid() : pid, exe, std::string(q.op),
-          std::string(q.file), q.write ? "write" : "exec", "allow", "terminal",
-          message, std::string(layer), std::string(q.command), program});
+      AuditEvent{when, pid == 0 ? getpid() : pid, exe, std::string(q.op),
+                 std::string(q.file), q.write ? "write" : "exec", "allow",
+                 "terminal", message, std::string(layer),
+                 std::string(q.command), program});
   if (e != 0) {
     if (options_.lost_records != nullptr) options_.lost_records->fetch_add(1);
     if (options_.lost_errno != nullptr) options_.lost_errno->store(e);

@@ -10,8 +10,8 @@
 // program; supervisor/request_socket.h, where SO_PEERCRED names it). The
 // supervisor's own questions call Ask directly. Questions are put to the
 // terminal one at a time, never on klaunch's main thread, so klaunch keeps
-// reaping and forwarding signals while a question waits. An empty answer or "y" allows that one exec; anything else
-// (or end of input) refuses it.
+// reaping and forwarding signals while a question waits. An empty answer or "y"
+// allows that one exec; anything else (or end of input) refuses it.
 //
 // The asking process is the one at the other end of the connection
 // (SO_PEERCRED), and its executable is read from /proc/PID/exe, not taken

@@ -35,8 +35,8 @@ TEST(ChainOfCgroup, TheRunsDirectoryItselfIsCmdsChain) {
 // Falling back to CMD's chain for these would be the widest answer: each
 // is refused instead.
 TEST(ChainOfCgroup, AnythingElseInTheRunsDirectoryIsInvalid) {
-  for (const char* rest : {"/s-", "/s-0_", "/s-_0", "/s-3", "/s-00",
-                           "/s-+1", "/s-0/x", "/s-0_1/s-2", "/x", "/s-1 "}) {
+  for (const char* rest : {"/s-", "/s-0_", "/s-_0", "/s-3", "/s-00", "/s-+1",
+                           "/s-0/x", "/s-0_1/s-2", "/x", "/s-1 "}) {
     const CgroupChain c = ChainOfCgroup(kRun, std::string(kRun) + rest, 3);
     EXPECT_FALSE(c.outside) << rest;
     EXPECT_FALSE(c.valid) << rest;

@@ -313,8 +313,8 @@ int DecodeMessageHeader(const Memory& mem, uint64_t addr, MessageHeader* out) {
 
 int DecodeMessageHeaders(const Memory& mem, uint64_t addr, uint64_t count,
                          std::vector<MessageHeader>* out) {
-  const unsigned n = std::min<unsigned>(static_cast<unsigned>(count),
-                                        kMaxMessages);
+  const unsigned n =
+      std::min<unsigned>(static_cast<unsigned>(count), kMaxMessages);
   std::vector<mmsghdr> v(n);
   if (!ReadExact(mem, addr, v.data(), n * sizeof(mmsghdr))) return -EFAULT;
   out->clear();
@@ -437,9 +437,7 @@ int DecodeMutation(const SyscallArgs& a, const Memory& mem, MutationCall* m) {
       m->path = ReadPath(mem, a.arg(at ? 1 : 0));
       m->uid = static_cast<uid_t>(a.arg(at ? 2 : 1));
       m->gid = static_cast<gid_t>(a.arg(at ? 3 : 2));
-      m->flags = at                ? a.iarg(4)
-                 : nr == SYS_lchown ? AT_SYMLINK_NOFOLLOW
-                                    : 0;
+      m->flags = at ? a.iarg(4) : nr == SYS_lchown ? AT_SYMLINK_NOFOLLOW : 0;
       return 0;
     }
     case SYS_fchmod:

@@ -62,15 +62,15 @@ struct SyscallArgs {
 // Not in Debian 12's headers.
 constexpr int kSysFchmodat2 = 452;
 
-constexpr size_t kMaxPath = 4096;       // ReadString's default, PATH_MAX
-constexpr size_t kMaxArgs = 1 << 16;    // exec: argv entries
+constexpr size_t kMaxPath = 4096;         // ReadString's default, PATH_MAX
+constexpr size_t kMaxArgs = 1 << 16;      // exec: argv entries
 constexpr size_t kMaxArgBytes = 2 << 20;  // exec: argv's strings, NULs counted
-constexpr size_t kMaxXattrName = 256;   // XATTR_NAME_MAX + 1
+constexpr size_t kMaxXattrName = 256;     // XATTR_NAME_MAX + 1
 constexpr size_t kMaxXattrValue = 64 << 10;
-constexpr size_t kMaxData = 4 << 20;    // a send's bytes
+constexpr size_t kMaxData = 4 << 20;      // a send's bytes
 constexpr size_t kMaxControl = 64 << 10;  // a message's control bytes
-constexpr size_t kMaxIov = 1024;        // UIO_MAXIOV
-constexpr unsigned kMaxMessages = 1024;  // sendmmsg: UIO_MAXIOV
+constexpr size_t kMaxIov = 1024;          // UIO_MAXIOV
+constexpr unsigned kMaxMessages = 1024;   // sendmmsg: UIO_MAXIOV
 
 // open, creat, openat, openat2.
 struct OpenCall {
@@ -78,7 +78,7 @@ struct OpenCall {
   int dirfd = AT_FDCWD;
   std::string path;
   int flags = 0;
-  mode_t mode = 0;  // 0 unless the call creates (O_CREAT, O_TMPFILE)
+  mode_t mode = 0;       // 0 unless the call creates (O_CREAT, O_TMPFILE)
   uint64_t resolve = 0;  // openat2's RESOLVE_*
 };
 // 0, or -errno: EINVAL/E2BIG for an open_how size out of range, EINVAL for
@@ -111,8 +111,8 @@ struct SocketAddress {
   sockaddr_storage raw{};  // the `len` bytes read; the rest zero
   socklen_t len = 0;
   int family = AF_UNSPEC;
-  std::string name;  // kUnixAbstract, kUnixPath
-  bool v6 = false;   // kIp
+  std::string name;     // kUnixAbstract, kUnixPath
+  bool v6 = false;      // kIp
   uint8_t ip[16] = {};  // kIp: 4 (v4) or 16 bytes, network order
   uint16_t port = 0;    // kIp, host order
 };
@@ -173,7 +173,7 @@ struct TimesArg {
 };
 
 struct XattrArg {
-  bool set = false;  // set*xattr, not remove*xattr
+  bool set = false;       // set*xattr, not remove*xattr
   bool nofollow = false;  // the l* calls
   std::string name;
   std::vector<char> value;
@@ -210,19 +210,26 @@ int DecodeMutation(const SyscallArgs& call, const Memory& mem,
 // readlinkat, getxattr, lgetxattr, listxattr, llistxattr, inotify_add_watch:
 // a look at a path that opens nothing.
 struct LookCall {
-  enum Kind { kStat, kStatx, kAccess, kReadlink, kGetXattr, kListXattr,
-              kWatch };
+  enum Kind {
+    kStat,
+    kStatx,
+    kAccess,
+    kReadlink,
+    kGetXattr,
+    kListXattr,
+    kWatch
+  };
   Kind kind = kStat;
   const char* op = "";
   int dirfd = AT_FDCWD;
   std::string path;
-  int flags = 0;      // AT_SYMLINK_NOFOLLOW, AT_EMPTY_PATH, AT_EACCESS, ...
-  int mode = 0;       // access: R_OK | W_OK | X_OK
-  unsigned mask = 0;  // statx
-  uint64_t out = 0;   // where the answer goes: struct stat, statx, the link
-  uint64_t size = 0;  // readlink, *xattr: the buffer's size
-  std::string name;   // getxattr: the attribute
-  int fd = -1;        // inotify_add_watch: the inotify descriptor
+  int flags = 0;       // AT_SYMLINK_NOFOLLOW, AT_EMPTY_PATH, AT_EACCESS, ...
+  int mode = 0;        // access: R_OK | W_OK | X_OK
+  unsigned mask = 0;   // statx
+  uint64_t out = 0;    // where the answer goes: struct stat, statx, the link
+  uint64_t size = 0;   // readlink, *xattr: the buffer's size
+  std::string name;    // getxattr: the attribute
+  int fd = -1;         // inotify_add_watch: the inotify descriptor
   uint32_t watch = 0;  // inotify_add_watch: the events
 };
 // 0; -ENOSYS for another call; -EINVAL for flags, a mode or a readlink size

@@ -6,6 +6,8 @@
 #include "supervisor/decode.h"
 
 #include <fcntl.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <linux/openat2.h>
 #include <netinet/in.h>
 #include <sys/syscall.h>
@@ -19,9 +21,6 @@
 #include <string>
 #include <tuple>
 #include <vector>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 #include "supervisor/syscall_table.h"
 
@@ -168,9 +167,8 @@ TEST(DecodeOpen, OpenKeepsTheModeOnlyWhenItCreates) {
   EXPECT_EQ(o.flags, O_WRONLY | O_CREAT);
   EXPECT_EQ(o.mode, 0640u);
   OpenCall plain;
-  ASSERT_EQ(DecodeOpen(Args(SYS_open, {p, O_RDONLY, 0640}), img.memory(),
-                       &plain),
-            0);
+  ASSERT_EQ(
+      DecodeOpen(Args(SYS_open, {p, O_RDONLY, 0640}), img.memory(), &plain), 0);
   EXPECT_EQ(plain.mode, 0u);
 }
 
@@ -207,9 +205,9 @@ TEST(DecodeOpen, Openat2ReadsItsOpenHow) {
   img.PadTo(img.size() + 4096);  // room for the largest size accepted
   for (uint64_t size : {uint64_t{sizeof(open_how)}, uint64_t{4096}}) {
     OpenCall o;
-    ASSERT_EQ(DecodeOpen(Args(SYS_openat2, {kAtFdcwd, p, h, size}),
-                         img.memory(), &o),
-              0)
+    ASSERT_EQ(
+        DecodeOpen(Args(SYS_openat2, {kAtFdcwd, p, h, size}), img.memory(), &o),
+        0)
         << size;
     EXPECT_STREQ(o.op, "openat2");
     EXPECT_EQ(o.flags, O_RDWR | O_CREAT);
@@ -223,15 +221,15 @@ TEST(DecodeOpen, Openat2SizeTooSmallIsEINVALAndTooBigIsE2BIG) {
   const uint64_t p = img.PutString("x");
   const uint64_t h = img.PutValue(open_how{});
   OpenCall o;
-  EXPECT_EQ(DecodeOpen(Args(SYS_openat2, {kAtFdcwd, p, h, 23}), img.memory(),
-                       &o),
-            -EINVAL);
-  EXPECT_EQ(DecodeOpen(Args(SYS_openat2, {kAtFdcwd, p, h, 0}), img.memory(),
-                       &o),
-            -EINVAL);
-  EXPECT_EQ(DecodeOpen(Args(SYS_openat2, {kAtFdcwd, p, h, 4097}),
-                       img.memory(), &o),
-            -E2BIG);
+  EXPECT_EQ(
+      DecodeOpen(Args(SYS_openat2, {kAtFdcwd, p, h, 23}), img.memory(), &o),
+      -EINVAL);
+  EXPECT_EQ(
+      DecodeOpen(Args(SYS_openat2, {kAtFdcwd, p, h, 0}), img.memory(), &o),
+      -EINVAL);
+  EXPECT_EQ(
+      DecodeOpen(Args(SYS_openat2, {kAtFdcwd, p, h, 4097}), img.memory(), &o),
+      -E2BIG);
 }
 
 TEST(DecodeOpen, Openat2FlagsAbove32BitsAreEINVAL) {
@@ -285,8 +283,7 @@ TEST(DecodeExec, ExecveReadsPathAndArgv) {
   const uint64_t pointers[] = {a0, a1, 0};
   const uint64_t argv = img.Put(pointers, sizeof(pointers));
   ExecCall x;
-  ASSERT_EQ(DecodeExec(Args(SYS_execve, {path, argv, 0}), img.memory(), &x),
-            0);
+  ASSERT_EQ(DecodeExec(Args(SYS_execve, {path, argv, 0}), img.memory(), &x), 0);
   EXPECT_STREQ(x.op, "execve");
   EXPECT_EQ(x.dirfd, AT_FDCWD);
   EXPECT_EQ(x.path, "/bin/echo");
@@ -426,8 +423,7 @@ TEST(DecodeSocketAddress, OnlyTheLengthGivenIsRead) {
   in.sin_port = htons(1);
   const uint64_t at = img.PutValue(in);
   SocketAddress a;
-  ASSERT_EQ(DecodeSocketAddress(img.memory(), at, sizeof(sa_family_t), &a),
-            0);
+  ASSERT_EQ(DecodeSocketAddress(img.memory(), at, sizeof(sa_family_t), &a), 0);
   EXPECT_EQ(a.kind, SocketAddress::kOther);
   EXPECT_EQ(reinterpret_cast<const sockaddr_in*>(&a.raw)->sin_port, 0);
 }
@@ -448,9 +444,9 @@ TEST(DecodeSocketAddress, LongerThanTheStorageIsEINVAL) {
   const uint64_t at = img.PutValue(sockaddr_storage{});
   img.PutValue(uint64_t{0});
   SocketAddress a;
-  EXPECT_EQ(DecodeSocketAddress(img.memory(), at, sizeof(sockaddr_storage) + 1,
-                                &a),
-            -EINVAL);
+  EXPECT_EQ(
+      DecodeSocketAddress(img.memory(), at, sizeof(sockaddr_storage) + 1, &a),
+      -EINVAL);
 }
 
 TEST(DecodeSocketAddress, UnreadableIsEFAULT) {
@@ -625,7 +621,8 @@ std::vector<char> Control(
     out.resize(at + CMSG_LEN(0));
     std::memcpy(out.data() + at, &h, sizeof(h));
     out.insert(out.end(), payload.begin(), payload.end());
-    if (pad_last || i + 1 < msgs.size()) out.resize(at + CMSG_SPACE(payload.size()));
+    if (pad_last || i + 1 < msgs.size())
+      out.resize(at + CMSG_SPACE(payload.size()));
   }
   return out;
 }
@@ -711,9 +708,9 @@ TEST(DecodeMessageBody, FindsEverySCMRightsDescriptor) {
 
 TEST(DecodeMessageBody, ALastHeaderEndingUnalignedIsStillRead) {
   Image img;
-  const std::vector<char> control =
-      Control({{SOL_SOCKET, SCM_RIGHTS, ""}, {SOL_SOCKET, SCM_RIGHTS, Fds({9})}},
-              /*pad_last=*/false);
+  const std::vector<char> control = Control(
+      {{SOL_SOCKET, SCM_RIGHTS, ""}, {SOL_SOCKET, SCM_RIGHTS, Fds({9})}},
+      /*pad_last=*/false);
   ASSERT_EQ(control.size(), 36u);
   const MessageHeader h = Header(img, {}, control);
   MessageBody body;
@@ -796,9 +793,9 @@ TEST(DecodeMutation, EachPathKeepsItsOwnError) {
   Image img;
   const uint64_t from = img.PutString("from");
   MutationCall m;
-  ASSERT_EQ(DecodeMutation(Args(SYS_renameat2, {4, from, 5, kNowhere,
-                                                RENAME_NOREPLACE}),
-                           img.memory(), &m),
+  ASSERT_EQ(DecodeMutation(
+                Args(SYS_renameat2, {4, from, 5, kNowhere, RENAME_NOREPLACE}),
+                img.memory(), &m),
             0);
   EXPECT_STREQ(m.op, "renameat2");
   EXPECT_EQ(m.dirfd, 4);
@@ -839,17 +836,16 @@ TEST(DecodeMutation, SymlinkatReadsTheTextAndTheName) {
   const uint64_t text = img.PutString("../elsewhere");
   const uint64_t name = img.PutString("link");
   MutationCall m;
-  ASSERT_EQ(DecodeMutation(Args(SYS_symlinkat, {text, 9, name}), img.memory(),
-                           &m),
-            0);
+  ASSERT_EQ(
+      DecodeMutation(Args(SYS_symlinkat, {text, 9, name}), img.memory(), &m),
+      0);
   EXPECT_STREQ(m.op, "symlink");
   EXPECT_EQ(m.link_text.path, "../elsewhere");
   EXPECT_EQ(m.dirfd, 9);
   EXPECT_EQ(m.path.path, "link");
   MutationCall s;
-  ASSERT_EQ(DecodeMutation(Args(SYS_symlink, {kNowhere, name}), img.memory(),
-                           &s),
-            0);
+  ASSERT_EQ(
+      DecodeMutation(Args(SYS_symlink, {kNowhere, name}), img.memory(), &s), 0);
   EXPECT_EQ(s.link_text.error, -EFAULT);
   EXPECT_EQ(s.path.path, "link");
 }
@@ -858,10 +854,10 @@ TEST(DecodeMutation, MknodatTakesModeAndDevice) {
   Image img;
   const uint64_t p = img.PutString("node");
   MutationCall m;
-  ASSERT_EQ(DecodeMutation(Args(SYS_mknodat, {kAtFdcwd, p, S_IFCHR | 0600,
-                                              0x0103}),
-                           img.memory(), &m),
-            0);
+  ASSERT_EQ(
+      DecodeMutation(Args(SYS_mknodat, {kAtFdcwd, p, S_IFCHR | 0600, 0x0103}),
+                     img.memory(), &m),
+      0);
   EXPECT_STREQ(m.op, "mknod");
   EXPECT_EQ(m.mode, static_cast<mode_t>(S_IFCHR | 0600));
   EXPECT_EQ(m.dev, 0x0103u);
@@ -871,8 +867,7 @@ TEST(DecodeMutation, ChownFormsTakeTheirFlags) {
   Image img;
   const uint64_t p = img.PutString("f");
   MutationCall l;
-  ASSERT_EQ(DecodeMutation(Args(SYS_lchown, {p, 10, 20}), img.memory(), &l),
-            0);
+  ASSERT_EQ(DecodeMutation(Args(SYS_lchown, {p, 10, 20}), img.memory(), &l), 0);
   EXPECT_STREQ(l.op, "chown");
   EXPECT_EQ(l.uid, 10u);
   EXPECT_EQ(l.gid, 20u);
@@ -893,22 +888,21 @@ TEST(DecodeMutation, ChmodFormsTakeModeAndOnlyFchmodat2Flags) {
   Image img;
   const uint64_t p = img.PutString("f");
   MutationCall m2;
-  ASSERT_EQ(DecodeMutation(Args(kSysFchmodat2,
-                                {5, p, 0700, AT_SYMLINK_NOFOLLOW}),
-                           img.memory(), &m2),
-            0);
+  ASSERT_EQ(
+      DecodeMutation(Args(kSysFchmodat2, {5, p, 0700, AT_SYMLINK_NOFOLLOW}),
+                     img.memory(), &m2),
+      0);
   EXPECT_STREQ(m2.op, "chmod");
   EXPECT_EQ(m2.mode, 0700u);
   EXPECT_EQ(m2.flags, AT_SYMLINK_NOFOLLOW);
   MutationCall m1;
-  ASSERT_EQ(DecodeMutation(Args(SYS_fchmodat,
-                                {5, p, 0700, AT_SYMLINK_NOFOLLOW}),
-                           img.memory(), &m1),
-            0);
+  ASSERT_EQ(
+      DecodeMutation(Args(SYS_fchmodat, {5, p, 0700, AT_SYMLINK_NOFOLLOW}),
+                     img.memory(), &m1),
+      0);
   EXPECT_EQ(m1.flags, 0);
   MutationCall t;
-  ASSERT_EQ(DecodeMutation(Args(SYS_truncate, {p, 4096}), img.memory(), &t),
-            0);
+  ASSERT_EQ(DecodeMutation(Args(SYS_truncate, {p, 4096}), img.memory(), &t), 0);
   EXPECT_EQ(t.length, 4096);
 }
 
@@ -918,18 +912,17 @@ TEST(DecodeMutation, UtimensatReadsItsTimesOrNone) {
   timespec ts[2] = {{1, 2}, {3, UTIME_OMIT}};
   const uint64_t t = img.Put(ts, sizeof(ts));
   MutationCall m;
-  ASSERT_EQ(DecodeMutation(Args(SYS_utimensat, {kAtFdcwd, p, t,
-                                                AT_SYMLINK_NOFOLLOW}),
-                           img.memory(), &m),
-            0);
+  ASSERT_EQ(
+      DecodeMutation(Args(SYS_utimensat, {kAtFdcwd, p, t, AT_SYMLINK_NOFOLLOW}),
+                     img.memory(), &m),
+      0);
   EXPECT_TRUE(m.times.given);
   EXPECT_EQ(m.times.times[0].tv_nsec, 2);
   EXPECT_EQ(m.times.times[1].tv_nsec, UTIME_OMIT);
   EXPECT_EQ(m.flags, AT_SYMLINK_NOFOLLOW);
   MutationCall now;
-  ASSERT_EQ(DecodeMutation(Args(SYS_utimensat, {4, 0, 0, 0}), img.memory(),
-                           &now),
-            0);
+  ASSERT_EQ(
+      DecodeMutation(Args(SYS_utimensat, {4, 0, 0, 0}), img.memory(), &now), 0);
   EXPECT_FALSE(now.times.given);
   EXPECT_EQ(now.path.addr, 0u);  // futimens
   MutationCall bad;
@@ -962,8 +955,7 @@ TEST(DecodeMutation, UtimeAndUtimesTimesBecomeUtimensats) {
   ASSERT_EQ(DecodeMutation(Args(SYS_utimes, {p, 0}), img.memory(), &none), 0);
   EXPECT_FALSE(none.times.given);
   MutationCall bad;
-  ASSERT_EQ(DecodeMutation(Args(SYS_utimes, {p, kNowhere}), img.memory(),
-                           &bad),
+  ASSERT_EQ(DecodeMutation(Args(SYS_utimes, {p, kNowhere}), img.memory(), &bad),
             0);
   EXPECT_EQ(bad.times.error, -EFAULT);
 }
@@ -993,10 +985,10 @@ TEST(DecodeMutation, SetxattrReadsNameValueAndFlags) {
   const uint64_t name = img.PutString("user.k");
   const uint64_t value = img.PutBytes(std::string("v\0v", 3));
   MutationCall m;
-  ASSERT_EQ(DecodeMutation(Args(SYS_lsetxattr, {p, name, value, 3,
-                                                XATTR_CREATE}),
-                           img.memory(), &m),
-            0);
+  ASSERT_EQ(
+      DecodeMutation(Args(SYS_lsetxattr, {p, name, value, 3, XATTR_CREATE}),
+                     img.memory(), &m),
+      0);
   EXPECT_STREQ(m.op, "lsetxattr");
   EXPECT_EQ(m.path.path, "f");
   EXPECT_EQ(m.fd, -1);
@@ -1015,16 +1007,16 @@ TEST(DecodeMutation, AnXattrNameTooLongIsERANGE) {
   const uint64_t longest = img.PutString(std::string(kMaxXattrName - 1, 'n'));
   const uint64_t too_long = img.PutString(std::string(kMaxXattrName, 'n'));
   MutationCall ok;
-  ASSERT_EQ(DecodeMutation(Args(SYS_removexattr, {p, longest}), img.memory(),
-                           &ok),
-            0);
+  ASSERT_EQ(
+      DecodeMutation(Args(SYS_removexattr, {p, longest}), img.memory(), &ok),
+      0);
   EXPECT_STREQ(ok.op, "removexattr");
   EXPECT_EQ(ok.xattr.error, 0);
   EXPECT_FALSE(ok.xattr.set);
   MutationCall m;
-  ASSERT_EQ(DecodeMutation(Args(SYS_removexattr, {p, too_long}), img.memory(),
-                           &m),
-            0);
+  ASSERT_EQ(
+      DecodeMutation(Args(SYS_removexattr, {p, too_long}), img.memory(), &m),
+      0);
   EXPECT_EQ(m.xattr.error, -ERANGE);
   MutationCall unreadable;
   ASSERT_EQ(DecodeMutation(Args(SYS_removexattr, {p, kNowhere}), img.memory(),
@@ -1038,9 +1030,9 @@ TEST(DecodeMutation, AnXattrValueTooBigIsE2BIGAndUnreadableIsEFAULT) {
   const uint64_t p = img.PutString("f");
   const uint64_t name = img.PutString("user.k");
   MutationCall big;
-  ASSERT_EQ(DecodeMutation(Args(SYS_setxattr, {p, name, kNowhere,
-                                               kMaxXattrValue + 1}),
-                           img.memory(), &big),
+  ASSERT_EQ(DecodeMutation(
+                Args(SYS_setxattr, {p, name, kNowhere, kMaxXattrValue + 1}),
+                img.memory(), &big),
             0);
   EXPECT_EQ(big.xattr.error, -E2BIG);
   MutationCall bad;
@@ -1049,9 +1041,9 @@ TEST(DecodeMutation, AnXattrValueTooBigIsE2BIGAndUnreadableIsEFAULT) {
             0);
   EXPECT_EQ(bad.xattr.error, -EFAULT);
   MutationCall empty;  // no value: nothing read
-  ASSERT_EQ(DecodeMutation(Args(SYS_setxattr, {p, name, 0, 0}), img.memory(),
-                           &empty),
-            0);
+  ASSERT_EQ(
+      DecodeMutation(Args(SYS_setxattr, {p, name, 0, 0}), img.memory(), &empty),
+      0);
   EXPECT_EQ(empty.xattr.error, 0);
 }
 
@@ -1059,8 +1051,7 @@ TEST(DecodeMutation, FsetxattrActsOnTheDescriptorWithNoPath) {
   Image img;
   const uint64_t name = img.PutString("user.k");
   MutationCall m;
-  ASSERT_EQ(DecodeMutation(Args(SYS_fremovexattr, {7, name}), img.memory(),
-                           &m),
+  ASSERT_EQ(DecodeMutation(Args(SYS_fremovexattr, {7, name}), img.memory(), &m),
             0);
   EXPECT_STREQ(m.op, "fremovexattr");
   EXPECT_EQ(m.fd, 7);
@@ -1093,9 +1084,10 @@ TEST(DecodeLook, StatxTakesItsDirectoryFlagsMaskAndBuffer) {
   Image img;
   const uint64_t p = img.PutString("rel");
   LookCall l;
-  ASSERT_EQ(DecodeLook(Args(SYS_statx, {5, p, AT_EMPTY_PATH, STATX_SIZE, 0x6000}),
-                       img.memory(), &l),
-            0);
+  ASSERT_EQ(
+      DecodeLook(Args(SYS_statx, {5, p, AT_EMPTY_PATH, STATX_SIZE, 0x6000}),
+                 img.memory(), &l),
+      0);
   EXPECT_EQ(l.kind, LookCall::kStatx);
   EXPECT_EQ(l.dirfd, 5);
   EXPECT_EQ(l.flags, AT_EMPTY_PATH);
@@ -1103,7 +1095,8 @@ TEST(DecodeLook, StatxTakesItsDirectoryFlagsMaskAndBuffer) {
   EXPECT_EQ(l.out, 0x6000u);
 }
 
-TEST(DecodeLook, UnknownFlagsAModeBeyondRwxAndANonPositiveReadlinkSizeAreEinval) {
+TEST(DecodeLook,
+     UnknownFlagsAModeBeyondRwxAndANonPositiveReadlinkSizeAreEinval) {
   Image img;
   const uint64_t p = img.PutString("/x");
   LookCall l;
@@ -1126,12 +1119,14 @@ TEST(DecodeLook, AccessJudgesByItsModeAndReadlinkKeepsItsSize) {
   Image img;
   const uint64_t p = img.PutString("/x");
   LookCall a;
-  ASSERT_EQ(DecodeLook(Args(SYS_faccessat, {kAtFdcwd, p, W_OK}), img.memory(), &a),
-            0);
+  ASSERT_EQ(
+      DecodeLook(Args(SYS_faccessat, {kAtFdcwd, p, W_OK}), img.memory(), &a),
+      0);
   EXPECT_EQ(a.kind, LookCall::kAccess);
   EXPECT_EQ(a.mode, W_OK);
   LookCall r;
-  ASSERT_EQ(DecodeLook(Args(SYS_readlink, {p, 0x5000, 64}), img.memory(), &r), 0);
+  ASSERT_EQ(DecodeLook(Args(SYS_readlink, {p, 0x5000, 64}), img.memory(), &r),
+            0);
   EXPECT_EQ(r.kind, LookCall::kReadlink);
   EXPECT_EQ(r.size, 64u);
   EXPECT_EQ(r.flags, AT_SYMLINK_NOFOLLOW);

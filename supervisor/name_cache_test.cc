@@ -55,10 +55,12 @@ allow = ["pypi.org:443", "*.pythonhosted.org:443", "PyPI.org.:80",
          "**.example.com", "10.0.0.0/8", "127.0.0.1:8080", "*:22",
          "localhost"]
 )");
-  EXPECT_THAT(LiteralHostNames(e.policy()), ElementsAre("pypi.org", "localhost"));
+  EXPECT_THAT(LiteralHostNames(e.policy()),
+              ElementsAre("pypi.org", "localhost"));
 }
 
-TEST(NameCache, LocalhostResolvesToTheLoopbackAddressAndATestNetAddressToNoName) {
+TEST(NameCache,
+     LocalhostResolvesToTheLoopbackAddressAndATestNetAddressToNoName) {
   Engine e = MustLoad(R"(
 extends = "none"
 [network]
@@ -85,7 +87,8 @@ TEST(NameCache, GivesEveryNameOfAnAddressInPolicyOrder) {
   f.answers["z.test"] = {Ip("192.0.2.10")};
   f.answers["a.test"] = {Ip("192.0.2.10"), Ip("2001:db8::1")};
   NameCache names({"z.test", "a.test"}, f.Resolver(), f.Clock());
-  EXPECT_THAT(names.NamesFor(Ip("192.0.2.10")), ElementsAre("z.test", "a.test"));
+  EXPECT_THAT(names.NamesFor(Ip("192.0.2.10")),
+              ElementsAre("z.test", "a.test"));
   EXPECT_THAT(names.NamesFor(Ip("2001:db8::1")), ElementsAre("a.test"));
 }
 

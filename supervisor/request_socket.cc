@@ -101,15 +101,13 @@ void RequestSocket::Serve() {
     std::vector<Connection> kept;
     for (size_t i = 0; i < pending.size(); ++i) {
       const Connection c = pending[i];
-      const short revents = i + 2 < fds.size() && fds[i + 2].fd == c.fd
-                                ? fds[i + 2].revents
-                                : 0;
+      const short revents =
+          i + 2 < fds.size() && fds[i + 2].fd == c.fd ? fds[i + 2].revents : 0;
       iovec iov{buf.data(), buf.size()};
       msghdr msg{};
       msg.msg_iov = &iov;
       msg.msg_iovlen = 1;
-      const ssize_t n =
-          revents != 0 ? recvmsg(c.fd, &msg, MSG_DONTWAIT) : -1;
+      const ssize_t n = revents != 0 ? recvmsg(c.fd, &msg, MSG_DONTWAIT) : -1;
       if (n < 0 && (revents == 0 || errno == EAGAIN || errno == EINTR)) {
         if (NowMs() < c.deadline) {
           kept.push_back(c);

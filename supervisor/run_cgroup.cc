@@ -148,10 +148,9 @@ std::vector<std::string> RunCgroup::OwnEntries() const {
 
 bool RunCgroup::Holds(pid_t pid) const {
   const std::string of = Cgroup2Of(std::to_string(pid));
-  return of == relative_ ||
-         (of.size() > relative_.size() && of.compare(0, relative_.size(),
-                                                     relative_) == 0 &&
-          of[relative_.size()] == '/');
+  return of == relative_ || (of.size() > relative_.size() &&
+                             of.compare(0, relative_.size(), relative_) == 0 &&
+                             of[relative_.size()] == '/');
 }
 
 }  // namespace klaunch

@@ -1,7 +1,5 @@
 #include "supervisor/run_members.h"
 
-#include "supervisor/run_cgroup.h"
-
 #include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -9,6 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+
+#include "supervisor/run_cgroup.h"
 
 namespace klaunch {
 namespace {

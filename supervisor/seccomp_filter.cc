@@ -56,8 +56,8 @@ class Rules {
     const int rc = seccomp_rule_add_array(ctx_, action, nr_, cmp.size(),
                                           cmp.size() ? cmp.begin() : nullptr);
     if (rc == 0) return absl::OkStatus();
-    return absl::InternalError(absl::StrCat("building the seccomp filter: ",
-                                            name_, ": ", strerror(-rc)));
+    return absl::InternalError(absl::StrCat(
+        "building the seccomp filter: ", name_, ": ", strerror(-rc)));
   }
 
  private:
@@ -66,11 +66,11 @@ class Rules {
   const char* name_;
 };
 
-#define KL_TRY(expr)                       \
-  do {                                     \
+#define KL_TRY(expr)                        \
+  do {                                      \
     if (absl::Status s = (expr); !s.ok()) { \
-      return s;                            \
-    }                                      \
+      return s;                             \
+    }                                       \
   } while (0)
 
 // The kernel reads these arguments as 32 bits (an int, an unsigned int), so
@@ -87,8 +87,8 @@ constexpr uint32_t kNotify = SCMP_ACT_NOTIFY;
 constexpr uint32_t Errno(int e) { return SCMP_ACT_ERRNO(e); }
 
 // The families' rules for a judged call (SyscallFamily in syscall_table.h).
-absl::Status AddJudged(const SyscallEntry& e, Rules& r,
-                       const FilterSettings& s, const Policy& policy) {
+absl::Status AddJudged(const SyscallEntry& e, Rules& r, const FilterSettings& s,
+                       const Policy& policy) {
   const scmp_arg_cmp untagged =
       SCMP_CMP64(kCookieArgument, SCMP_CMP_NE, s.cookie);
   const absl::string_view name = e.name;
@@ -121,9 +121,8 @@ absl::Status AddJudged(const SyscallEntry& e, Rules& r,
       if (name == "newfstatat" || name == "faccessat2") flags_arg = 3;
       if (name == "statx") flags_arg = 2;
       if (flags_arg == 0) return r.Add(kNotify, {untagged});
-      KL_TRY(r.Add(kNotify,
-                   {untagged, SCMP_CMP64(flags_arg, SCMP_CMP_MASKED_EQ,
-                                         AT_EMPTY_PATH, 0)}));
+      KL_TRY(r.Add(kNotify, {untagged, SCMP_CMP64(flags_arg, SCMP_CMP_MASKED_EQ,
+                                                  AT_EMPTY_PATH, 0)}));
       return r.Add(kNotify,
                    {untagged, Is32(0, static_cast<uint32_t>(AT_FDCWD))});
     }
@@ -173,9 +172,9 @@ absl::Status AddJudged(const SyscallEntry& e, Rules& r,
           if (type == SOCK_STREAM || type == SOCK_DGRAM) continue;
           const bool raw = type == SOCK_RAW || type == SOCK_PACKET;
           if (raw && raw_ok) continue;
-          KL_TRY(r.Add(raw ? Errno(EPERM) : Errno(EPROTONOSUPPORT),
-                       {Is32(0, family),
-                        SCMP_CMP64(1, SCMP_CMP_MASKED_EQ, 0xf, type)}));
+          KL_TRY(r.Add(
+              raw ? Errno(EPERM) : Errno(EPROTONOSUPPORT),
+              {Is32(0, family), SCMP_CMP64(1, SCMP_CMP_MASKED_EQ, 0xf, type)}));
         }
         // SCTP and MPTCP connect and bind beyond connect(2) and bind(2)
         // (setsockopt), UDP-Lite is not judged as UDP is: refused, so
@@ -191,7 +190,8 @@ absl::Status AddJudged(const SyscallEntry& e, Rules& r,
                       SCMP_CMP64(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM),
                       Is32(2, 136)}));
         if (!raw_ok) {
-          for (uint32_t icmp : {uint32_t{IPPROTO_ICMP}, uint32_t{IPPROTO_ICMPV6}}) {
+          for (uint32_t icmp :
+               {uint32_t{IPPROTO_ICMP}, uint32_t{IPPROTO_ICMPV6}}) {
             KL_TRY(r.Add(Errno(EPERM),
                          {Is32(0, family),
                           SCMP_CMP64(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM),
@@ -282,7 +282,8 @@ absl::Status AddFiltered(const SyscallEntry& e, Rules& r,
     // Its flags are in memory the filter cannot read (new namespaces,
     // CLONE_INTO_CGROUP out of a section's cgroup); libc falls back to
     // clone on ENOSYS, whose flags it can.
-    if (!namespaces || !policy.programs.empty()) return r.Add(Errno(ENOSYS), {});
+    if (!namespaces || !policy.programs.empty())
+      return r.Add(Errno(ENOSYS), {});
     return absl::OkStatus();
   }
   if (name == "seccomp") {
@@ -320,8 +321,8 @@ absl::Status AddFiltered(const SyscallEntry& e, Rules& r,
     KL_TRY(r.Add(kNotify, {Is32(1, F_SETOWN)}));
     return r.Add(kNotify, {Is32(1, F_SETOWN_EX)});
   }
-  return absl::InternalError(absl::StrCat(
-      "the syscall table filters ", e.name, ", which the filter does not know"));
+  return absl::InternalError(absl::StrCat("the syscall table filters ", e.name,
+                                          ", which the filter does not know"));
 }
 
 // The BPF program exported from `c`.
@@ -401,7 +402,8 @@ absl::StatusOr<std::vector<sock_filter>> BuildFilter(
       BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 3),
       BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
       BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, max, 0, 1),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA)),
+      BPF_STMT(BPF_RET | BPF_K,
+               SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA)),
   };
   program.insert(program.end(), body->begin(), body->end());
   if (program.size() > BPF_MAXINSNS) {
@@ -416,10 +418,10 @@ bool FilterCanWaitKillable(std::string* why) {
   // Asking for the flag with no program: EINVAL when the kernel does not
   // know it, EFAULT (the null program) when it does.
   errno = 0;
-  syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-          SECCOMP_FILTER_FLAG_NEW_LISTENER |
-              SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV,
-          nullptr);
+  syscall(
+      SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+      SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV,
+      nullptr);
   if (errno == EFAULT) return true;
   *why = absl::StrCat(
       "the kernel has no SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (Linux 5.19): ",

@@ -14,10 +14,10 @@
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <termios.h>
@@ -68,14 +68,29 @@ uint32_t Evaluate(const std::vector<sock_filter>& program,
       case BPF_ALU: {
         const uint32_t v = BPF_SRC(f.code) == BPF_X ? x : f.k;
         switch (BPF_OP(f.code)) {
-          case BPF_ADD: a += v; break;
-          case BPF_SUB: a -= v; break;
-          case BPF_AND: a &= v; break;
-          case BPF_OR: a |= v; break;
-          case BPF_LSH: a <<= v; break;
-          case BPF_RSH: a >>= v; break;
-          case BPF_NEG: a = -a; break;
-          default: ADD_FAILURE() << "alu op " << f.code;
+          case BPF_ADD:
+            a += v;
+            break;
+          case BPF_SUB:
+            a -= v;
+            break;
+          case BPF_AND:
+            a &= v;
+            break;
+          case BPF_OR:
+            a |= v;
+            break;
+          case BPF_LSH:
+            a <<= v;
+            break;
+          case BPF_RSH:
+            a >>= v;
+            break;
+          case BPF_NEG:
+            a = -a;
+            break;
+          default:
+            ADD_FAILURE() << "alu op " << f.code;
         }
         break;
       }
@@ -87,11 +102,20 @@ uint32_t Evaluate(const std::vector<sock_filter>& program,
         const uint32_t v = BPF_SRC(f.code) == BPF_X ? x : f.k;
         bool take = false;
         switch (BPF_OP(f.code)) {
-          case BPF_JEQ: take = a == v; break;
-          case BPF_JGT: take = a > v; break;
-          case BPF_JGE: take = a >= v; break;
-          case BPF_JSET: take = (a & v) != 0; break;
-          default: ADD_FAILURE() << "jump op " << f.code;
+          case BPF_JEQ:
+            take = a == v;
+            break;
+          case BPF_JGT:
+            take = a > v;
+            break;
+          case BPF_JGE:
+            take = a >= v;
+            break;
+          case BPF_JSET:
+            take = (a & v) != 0;
+            break;
+          default:
+            ADD_FAILURE() << "jump op " << f.code;
         }
         pc += take ? f.jt : f.jf;
         break;
@@ -99,7 +123,7 @@ uint32_t Evaluate(const std::vector<sock_filter>& program,
       case BPF_RET:
         return BPF_RVAL(f.code) == BPF_A ? a : f.k;
       case BPF_MISC:
-            if (BPF_MISCOP(f.code) == BPF_TAX) {
+        if (BPF_MISCOP(f.code) == BPF_TAX) {
           x = a;
         } else {
           a = x;
@@ -172,9 +196,9 @@ TEST_F(Filter, EveryCallDoesWhatItsTableEntrySays) {
         } else if (e.nr == SYS_sendto) {
           EXPECT_EQ(untagged, kAllow) << "no address: the connected peer";
         } else if (e.family == SyscallFamily::kProcess &&
-                   e.nr != SYS_ioprio_set &&
-                   e.nr != SYS_kill && e.nr != SYS_tkill &&
-                   e.nr != SYS_tgkill && e.nr != SYS_rt_sigqueueinfo &&
+                   e.nr != SYS_ioprio_set && e.nr != SYS_kill &&
+                   e.nr != SYS_tkill && e.nr != SYS_tgkill &&
+                   e.nr != SYS_rt_sigqueueinfo &&
                    e.nr != SYS_rt_tgsigqueueinfo &&
                    e.nr != SYS_pidfd_send_signal && e.nr != SYS_pidfd_open) {
           EXPECT_EQ(untagged, kAllow) << "pid 0 names the caller";
@@ -199,8 +223,7 @@ TEST_F(Filter, ANumberTheTableDoesNotNameIsRefusedAsUnknown) {
   }
   // x32 (bit 30 of the number) and i386 are other ABIs.
   EXPECT_EQ(Call(0x40000000 | SYS_openat), Errno(ENOSYS));
-  EXPECT_EQ(Call(5 /* i386 open */, {}, false, AUDIT_ARCH_I386),
-            Errno(ENOSYS));
+  EXPECT_EQ(Call(5 /* i386 open */, {}, false, AUDIT_ARCH_I386), Errno(ENOSYS));
 }
 
 TEST_F(Filter, ATagBuysReadsAndLooksButNeverExecConnectOrAttributes) {
@@ -258,7 +281,8 @@ TEST_F(Filter, OnlySocketsTheJudgeUnderstandsAreMade) {
   EXPECT_EQ(Call(SYS_socket, {AF_NETLINK, SOCK_RAW, 0}), kAllow);
   EXPECT_EQ(Call(SYS_socket, {AF_INET, SOCK_RAW, 17}), Errno(EPERM));
   EXPECT_EQ(Call(SYS_socket, {AF_PACKET, SOCK_RAW, 0}), Errno(EPERM));
-  EXPECT_EQ(Call(SYS_socket, {AF_INET, SOCK_DGRAM, IPPROTO_ICMP}), Errno(EPERM));
+  EXPECT_EQ(Call(SYS_socket, {AF_INET, SOCK_DGRAM, IPPROTO_ICMP}),
+            Errno(EPERM));
   EXPECT_EQ(Call(SYS_socket, {AF_INET, SOCK_STREAM, 132}),
             Errno(EPROTONOSUPPORT));
   EXPECT_EQ(Call(SYS_socket, {AF_INET, SOCK_SEQPACKET, 0}),
@@ -268,8 +292,9 @@ TEST_F(Filter, OnlySocketsTheJudgeUnderstandsAreMade) {
   EXPECT_EQ(Call(SYS_socket, {AF_NETLINK, SOCK_RAW, 12 /* netfilter */}),
             Errno(EPROTONOSUPPORT));
   // The high half of the family word cannot make AF_INET pass for it.
-  EXPECT_EQ(Call(SYS_socket, {(1ULL << 32) | AF_PACKET, SOCK_RAW, 0}) & 0xffff0000u,
-            SECCOMP_RET_ERRNO);
+  EXPECT_EQ(
+      Call(SYS_socket, {(1ULL << 32) | AF_PACKET, SOCK_RAW, 0}) & 0xffff0000u,
+      SECCOMP_RET_ERRNO);
   Build({}, "raw-sockets");
   EXPECT_EQ(Call(SYS_socket, {AF_INET, SOCK_RAW, 17}), kAllow);
   EXPECT_EQ(Call(SYS_socket, {AF_PACKET, SOCK_RAW, 0}), kAllow);
@@ -288,7 +313,8 @@ TEST_F(Filter, OtherProcessesAreJudgedUnlessLandlockScopesTheSignals) {
   Build({.signals_scoped = true});
   EXPECT_EQ(Call(SYS_kill, {1, SIGKILL}), kAllow);
   EXPECT_EQ(Call(SYS_fcntl, {3, F_SETOWN, 1}), kAllow);
-  EXPECT_EQ(Call(SYS_prlimit64, {4242}), kNotify) << "Landlock scopes no limits";
+  EXPECT_EQ(Call(SYS_prlimit64, {4242}), kNotify)
+      << "Landlock scopes no limits";
   EXPECT_EQ(Call(SYS_pidfd_getfd, {3, 0, 0}), Errno(EPERM));
 }
 
@@ -360,7 +386,8 @@ TEST(ShimWrappers, EveryExportedSymbolNamesTheJudgedCallsItMakes) {
       const SyscallEntry* e = FindSyscall(call);
       ASSERT_NE(e, nullptr) << w.symbol << ": " << call;
       EXPECT_EQ(e->handling, SyscallHandling::kJudged)
-          << w.symbol << " makes " << call << ", which the table does not judge";
+          << w.symbol << " makes " << call
+          << ", which the table does not judge";
     }
   }
   for (absl::string_view sym :

@@ -19,8 +19,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <optional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -37,7 +37,7 @@ class AskServer;
 class ChainCgroups;
 class NameCache;
 class RunMembers;
-}
+}  // namespace klaunch
 
 namespace klaunch::supervise {
 
@@ -59,7 +59,7 @@ class ShimEchoes {
 
 struct Settings {
   const Engine* engine = nullptr;
-  AuditLog log;  // the audit log
+  AuditLog log;                  // the audit log
   std::string effective_policy;  // what the shim loads (kPolicyRequest)
   bool verbose = false;
   // --trace: allowed writes, execs and connects are recorded too.
@@ -103,8 +103,8 @@ struct Answer;
 // `fd` is ready for `events` (or on a timer when `fd` is -1) and never
 // holds a thread for it.
 struct Pending {
-  Fd fd;                  // what readiness is waited on; invalid: timer only
-  uint32_t events = 0;    // EPOLLOUT, EPOLLIN
+  Fd fd;                // what readiness is waited on; invalid: timer only
+  uint32_t events = 0;  // EPOLLOUT, EPOLLIN
   // Tries again without blocking: the answer, or nothing while it still
   // would block. Called on the waiter's thread.
   std::function<std::optional<Answer>()> retry;
@@ -121,7 +121,7 @@ struct Answer {
   Kind kind = kError;
   int64_t value = 0;
   int error = EPERM;
-  Fd fd;              // kInject: the descriptor to give the target
+  Fd fd;  // kInject: the descriptor to give the target
   bool cloexec = false;
   std::shared_ptr<Pending> pending;  // kPending
 

@@ -62,8 +62,7 @@ std::string KernelFilename(const ExecCall& x) {
 
 // The #! line of `object`, if it is a script. `readable` false: it could
 // not be read without waiting (a lease), which refuses the exec.
-std::optional<InterpreterLine> ReadInterpreterLine(int object,
-                                                   bool* readable) {
+std::optional<InterpreterLine> ReadInterpreterLine(int object, bool* readable) {
   *readable = true;
   struct stat st;
   if (fstat(object, &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
@@ -169,9 +168,8 @@ std::optional<Answer> JudgeProgram(Call& c, const char* op, int dirfd,
       return Answer::Error(EACCES);
     }
   } else if (!c.Judge(op, named, "exec",
-                      c.engine().CheckCommand(named, args,
-                                              r.links.empty() ? "" : real,
-                                              links),
+                      c.engine().CheckCommand(
+                          named, args, r.links.empty() ? "" : real, links),
                       command)) {
     return Answer::Error(EACCES);
   }
@@ -240,8 +238,8 @@ bool LoadedAsJudged(pid_t pid, const Image& image, std::string* why) {
 Answer GoOnChecked(Call& c, const char* op, const std::string& what,
                    const Image& image) {
   const pid_t tid = c.target().tid();
-  if (ptrace(PTRACE_SEIZE, tid, 0,
-             PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL) != 0) {
+  if (ptrace(PTRACE_SEIZE, tid, 0, PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL) !=
+      0) {
     const int err = errno;
     // A tracer of the program's own already traces it (system.allow has
     // "ptrace", which lets a tracer rewrite anything anyway).
@@ -318,7 +316,8 @@ Answer SuperviseExec(Call& c) {
     if (int rc = chains->Enter(c.target().tgid(), chain); rc < 0) {
       if (!c.Refuse(x.op, x.path,
                     "its program section could not be entered for the "
-                    "supervisor: " + std::string(strerror(-rc)))) {
+                    "supervisor: " +
+                        std::string(strerror(-rc)))) {
         return Answer::Error(EACCES);
       }
     }

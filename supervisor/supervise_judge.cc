@@ -17,7 +17,9 @@
 
 namespace klaunch::supervise {
 
-void Call::Send(Answer answer) { Respond(listener_, req_.id, std::move(answer)); }
+void Call::Send(Answer answer) {
+  Respond(listener_, req_.id, std::move(answer));
+}
 
 bool Call::Live() const {
   uint64_t id = req_.id;
@@ -54,11 +56,20 @@ void Call::Record(const char* op, const std::string& what, const char* access,
   if (!settings_.log.empty()) {
     char when[64];
     FormatAuditTime(when, sizeof(when));
-    const AuditEvent event{
-        when, target_.tgid(), target_.exe(), op, what, access,
-        allowed ? "allow" : audit ? "would_deny" : "deny",
-        std::string(d.rule), allowed ? "" : d.message,
-        "seccomp", command, std::string(engine_->program())};
+    const AuditEvent event{when,
+                           target_.tgid(),
+                           target_.exe(),
+                           op,
+                           what,
+                           access,
+                           allowed ? "allow"
+                           : audit ? "would_deny"
+                                   : "deny",
+                           std::string(d.rule),
+                           allowed ? "" : d.message,
+                           "seccomp",
+                           command,
+                           std::string(engine_->program())};
     if (int e = AppendAuditEvent(settings_.log, event); e != 0) {
       CountLostRecord(settings_, e);
     }

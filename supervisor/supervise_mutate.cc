@@ -161,32 +161,32 @@ bool IsDirectory(const Resolved& r) {
 Answer Rename(Call& c, const MutationCall& m) {
   const char* op = m.op;
   Resolved from, to;
-  const int e_from = FindName(c, op, m.dirfd, m.path, Slash::kEntry, &from,
-                              kRenameSourceNeed);
+  const int e_from =
+      FindName(c, op, m.dirfd, m.path, Slash::kEntry, &from, kRenameSourceNeed);
   if (e_from < 0) return Answer::Error(-e_from);
-  const int e_to = FindName(c, op, m.new_dirfd, m.new_path, Slash::kEntry,
-                            &to, RenameTargetNeed(m.flags));
+  const int e_to = FindName(c, op, m.new_dirfd, m.new_path, Slash::kEntry, &to,
+                            RenameTargetNeed(m.flags));
   if (e_to < 0) return Answer::Error(-e_to);
   const std::string from_path = from.NamePath();
   const std::string to_path = to.NamePath();
   SupervisorEnds judge(c, op);
-  if (!JudgeRename(judge, {from_path.c_str(), [&] { return IsDirectory(from); }},
+  if (!JudgeRename(judge,
+                   {from_path.c_str(), [&] { return IsDirectory(from); }},
                    {to_path.c_str(), [&] { return IsDirectory(to); }},
                    static_cast<unsigned>(m.flags))) {
     return Answer::Error(EACCES);
   }
   if (!c.Live()) return Answer::Error(ENOENT);
-  return Answer::Result(Done(renameat2(from.parent.get(),
-                                       from.EntryName().c_str(),
-                                       to.parent.get(), to.EntryName().c_str(),
-                                       static_cast<unsigned>(m.flags))));
+  return Answer::Result(Done(
+      renameat2(from.parent.get(), from.EntryName().c_str(), to.parent.get(),
+                to.EntryName().c_str(), static_cast<unsigned>(m.flags))));
 }
 
 Answer Link(Call& c, const MutationCall& m) {
   const char* op = "link";
   Resolved to;
-  const int e_to = FindName(c, op, m.new_dirfd, m.new_path, Slash::kEntry,
-                            &to, kLinkNameNeed);
+  const int e_to = FindName(c, op, m.new_dirfd, m.new_path, Slash::kEntry, &to,
+                            kLinkNameNeed);
   if (e_to < 0) return Answer::Error(-e_to);
   const std::string to_path = to.NamePath();
   SupervisorEnds judge(c, op);
@@ -202,10 +202,9 @@ Answer Link(Call& c, const MutationCall& m) {
       return Answer::Error(EACCES);
     }
     if (!c.Live()) return Answer::Error(ENOENT);
-    return Answer::Result(Done(linkat(AT_FDCWD,
-                                      ProcFd(from.object.get()).c_str(),
-                                      to.parent.get(), to.EntryName().c_str(),
-                                      AT_SYMLINK_FOLLOW)));
+    return Answer::Result(Done(
+        linkat(AT_FDCWD, ProcFd(from.object.get()).c_str(), to.parent.get(),
+               to.EntryName().c_str(), AT_SYMLINK_FOLLOW)));
   }
   if (int e = FindName(c, op, m.dirfd, m.path, Slash::kEntry, &from,
                        kLinkSourceNeed);
@@ -216,9 +215,9 @@ Answer Link(Call& c, const MutationCall& m) {
     return Answer::Error(EACCES);
   }
   if (!c.Live()) return Answer::Error(ENOENT);
-  return Answer::Result(Done(linkat(from.parent.get(), from.EntryName().c_str(),
-                                    to.parent.get(), to.EntryName().c_str(),
-                                    0)));
+  return Answer::Result(
+      Done(linkat(from.parent.get(), from.EntryName().c_str(), to.parent.get(),
+                  to.EntryName().c_str(), 0)));
 }
 
 // A call on a name (at = the name is not followed) or on the object.
@@ -285,7 +284,9 @@ Answer Times(Call& c, const char* op, int dirfd, const PathArg& path,
         return utimensat(r.parent.get(), r.last.c_str(), times,
                          AT_SYMLINK_NOFOLLOW);
       },
-      [&](const std::string& p) { return utimensat(AT_FDCWD, p.c_str(), times, 0); });
+      [&](const std::string& p) {
+        return utimensat(AT_FDCWD, p.c_str(), times, 0);
+      });
 }
 
 Answer Xattr(Call& c, const MutationCall& m) {
@@ -308,10 +309,10 @@ Answer Xattr(Call& c, const MutationCall& m) {
   if (m.fd >= 0) {
     Fd fd;
     if (int e = JudgeFd(c, m.op, m.fd, &fd); e < 0) return Answer::Error(-e);
-    return Answer::Result(Done(
-        set ? fsetxattr(fd.get(), name.c_str(), value.data(), value.size(),
-                        flags)
-            : fremovexattr(fd.get(), name.c_str())));
+    return Answer::Result(
+        Done(set ? fsetxattr(fd.get(), name.c_str(), value.data(), value.size(),
+                             flags)
+                 : fremovexattr(fd.get(), name.c_str())));
   }
   return NameOrObject(
       c, m.op, AT_FDCWD, m.path, x.nofollow, false,
@@ -361,9 +362,9 @@ Answer SuperviseMutation(Call& c) {
         return Answer::Error(EPERM);
       }
       return name_call(NameNeed::kNew, [&] {
-        return mknodat(r.parent.get(), r.EntryName().c_str(),
-                       (m.mode & S_IFMT) | (m.mode & 07777 & ~c.target().umask()),
-                       m.dev);
+        return mknodat(
+            r.parent.get(), r.EntryName().c_str(),
+            (m.mode & S_IFMT) | (m.mode & 07777 & ~c.target().umask()), m.dev);
       });
     case SYS_symlink:
     case SYS_symlinkat:

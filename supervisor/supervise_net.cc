@@ -74,7 +74,8 @@ int TargetSocket(Call& c, int fd, Socket* out) {
   out->fd = Fd(got);
   int value = 0;
   socklen_t len = sizeof(value);
-  if (getsockopt(got, SOL_SOCKET, SO_DOMAIN, &value, &len) != 0) return -ENOTSOCK;
+  if (getsockopt(got, SOL_SOCKET, SO_DOMAIN, &value, &len) != 0)
+    return -ENOTSOCK;
   out->kind.family = value;
   len = sizeof(value);
   if (getsockopt(got, SOL_SOCKET, SO_TYPE, &value, &len) == 0) {
@@ -111,7 +112,8 @@ bool JudgeIp(Call& c, const char* op, const Destination& d,
   if (!decision.allowed() && names != nullptr) {
     std::vector<std::string> candidates;
     if (!hint.empty()) candidates.push_back(hint);
-    for (std::string& n : names->NamesFor(ip)) candidates.push_back(std::move(n));
+    for (std::string& n : names->NamesFor(ip))
+      candidates.push_back(std::move(n));
     for (const std::string& name : candidates) {
       Decision by_name = c.engine().CheckConnect(ip, port, name);
       // A rule admits the name: believed only if it resolves to the
@@ -128,11 +130,11 @@ bool JudgeIp(Call& c, const char* op, const Destination& d,
       shown = absl::StrCat(hint, ":", port);
       decision = c.engine().CheckConnect(ip, port, hint);
       if (decision.allowed()) {
-        decision = Decision{Verdict::kDeny, "network.allow",
-                            absl::StrCat("connect to ", shown, " (",
-                                         ip.ToString(),
-                                         ") refused: klaunch does not find ",
-                                         hint, " at that address")};
+        decision =
+            Decision{Verdict::kDeny, "network.allow",
+                     absl::StrCat("connect to ", shown, " (", ip.ToString(),
+                                  ") refused: klaunch does not find ", hint,
+                                  " at that address")};
       }
     }
   }
@@ -165,8 +167,8 @@ int JudgeDestination(Call& c, const char* op, const Socket& socket,
     case Destination::kRefused:
       if (d.error == EPERM || d.error == EAFNOSUPPORT) {
         // The judge's refusal, not the kernel's: recorded.
-        return c.Refuse(op, absl::StrCat("a socket of family ",
-                                         socket.kind.family),
+        return c.Refuse(op,
+                        absl::StrCat("a socket of family ", socket.kind.family),
                         d.why)
                    ? 0
                    : -d.error;
@@ -192,7 +194,8 @@ int JudgeDestination(Call& c, const char* op, const Socket& socket,
     return rc < 0 ? rc : -ENOENT;
   }
   if (binding && rc == 0) return -EADDRINUSE;
-  const std::string judged = binding ? r.NamePath() : KernelPath(r.object.get());
+  const std::string judged =
+      binding ? r.NamePath() : KernelPath(r.object.get());
   if (!c.JudgePath(op, Access::kWrite, judged)) return -EACCES;
   out->pin = binding ? std::move(r.parent) : std::move(r.object);
   out->last = binding ? r.last : "";
@@ -218,8 +221,7 @@ struct Message {
 };
 
 int ReadMessage(Call& c, const char* op, const Socket& socket, int flags,
-                const MessageHeader& m, const std::string& hint,
-                Message* out) {
+                const MessageHeader& m, const std::string& hint, Message* out) {
   if (int e = JudgeDestination(c, op, socket, AddressUse::kSend, flags, m.name,
                                m.name_len, hint, &out->dest);
       e < 0) {
@@ -274,8 +276,8 @@ long SendOnce(int sock, Message& m, size_t done, int flags) {
 // Sends `m` as the target's own call would: all of a stream's bytes on a
 // blocking socket (or as many as were sent when it is signalled), one
 // datagram otherwise; a call that would block goes to the waiter.
-Answer Send(Call& c, std::shared_ptr<Socket> socket,
-            std::shared_ptr<Message> m, int flags) {
+Answer Send(Call& c, std::shared_ptr<Socket> socket, std::shared_ptr<Message> m,
+            int flags) {
   const bool stream = socket->kind.type == SOCK_STREAM;
   const bool blocking = socket->blocking && !(flags & MSG_DONTWAIT);
   const pid_t tgid = c.target().tgid(), tid = c.target().tid();
@@ -320,17 +322,15 @@ Answer Connect(std::shared_ptr<Socket> socket, Judged d) {
   if (err == EINPROGRESS || err == EALREADY) {
     // Done when the socket is writable: its SO_ERROR says how.
     Fd ready(dup(sock));
-    return Answer::Wait(std::move(ready), EPOLLOUT,
-                        [socket]() -> std::optional<Answer> {
-                          pollfd p{socket->fd.get(), POLLOUT, 0};
-                          if (poll(&p, 1, 0) != 1) return std::nullopt;
-                          int so_error = 0;
-                          socklen_t len = sizeof(so_error);
-                          getsockopt(socket->fd.get(), SOL_SOCKET, SO_ERROR,
-                                     &so_error, &len);
-                          return so_error == 0 ? Answer::Value(0)
-                                               : Answer::Error(so_error);
-                        });
+    return Answer::Wait(
+        std::move(ready), EPOLLOUT, [socket]() -> std::optional<Answer> {
+          pollfd p{socket->fd.get(), POLLOUT, 0};
+          if (poll(&p, 1, 0) != 1) return std::nullopt;
+          int so_error = 0;
+          socklen_t len = sizeof(so_error);
+          getsockopt(socket->fd.get(), SOL_SOCKET, SO_ERROR, &so_error, &len);
+          return so_error == 0 ? Answer::Value(0) : Answer::Error(so_error);
+        });
   }
   if (err == EAGAIN && socket->kind.family == AF_UNIX) {
     // A listener whose backlog is full: nothing to wait on but time.
@@ -452,7 +452,8 @@ Answer SendMmsg(Call& c) {
   // Written into the target's mmsghdr now, while the Call lives; later
   // messages are not waited for.
   std::vector<unsigned> lengths;
-  auto retry = [all, sock, flags, blocking, &lengths]() -> std::optional<Answer> {
+  auto retry = [all, sock, flags, blocking,
+                &lengths]() -> std::optional<Answer> {
     for (size_t i = lengths.size(); i < all->size(); ++i) {
       const long r = SendOnce(sock->fd.get(), (*all)[i], 0, flags);
       if (r < 0) {
@@ -467,8 +468,8 @@ Answer SendMmsg(Call& c) {
   std::optional<Answer> now = retry();
   if (!now) {
     // Waiting for the first: the lengths are written when it is sent.
-    auto later = [all, sock, flags, vector, tid = c.target().tid()]()
-        -> std::optional<Answer> {
+    auto later = [all, sock, flags, vector,
+                  tid = c.target().tid()]() -> std::optional<Answer> {
       const long r = SendOnce(sock->fd.get(), (*all)[0], 0, flags);
       if (r == -EAGAIN) return std::nullopt;
       if (r < 0) return Answer::Error(-r);

@@ -25,8 +25,7 @@ namespace {
 // An object with no filesystem path (a pipe or socket reached through
 // /proc/PID/fd/N): the target's own descriptor is its own business, another
 // process's is judged by the path written.
-bool JudgeObject(Call& c, const OpenCall& o, Access access,
-                 const Resolved& r) {
+bool JudgeObject(Call& c, const OpenCall& o, Access access, const Resolved& r) {
   const std::string real = KernelPath(r.object.get());
   if (!real.empty()) return c.JudgePath(o.op, access, real);
   const std::string dir = c.target().SelfView(KernelPath(r.parent.get()));
@@ -105,9 +104,9 @@ Answer SuperviseOpen(Call& c) {
   const bool follow = !(o.flags & O_NOFOLLOW) && !excl;
 
   Resolved r;
-  int rc = o.resolve != 0 && !create ? ResolveRestricted(c, o, &r)
-                                     : Resolve(c.target(), o.dirfd, o.path,
-                                               follow, &r);
+  int rc = o.resolve != 0 && !create
+               ? ResolveRestricted(c, o, &r)
+               : Resolve(c.target(), o.dirfd, o.path, follow, &r);
   if (!c.Live()) return Answer::Error(ENOENT);
   if (rc == -ENOENT && create && r.parent.valid())
     return Create(c, o, access, r);
@@ -153,8 +152,8 @@ Answer SuperviseOpen(Call& c) {
     return Answer::Inject(Fd(fd), o.flags & O_CLOEXEC);
   }
   // Through the pin, so nothing swapped in since the judgement is opened.
-  const int flags = (o.flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW)) | O_CLOEXEC |
-                    O_NOCTTY;
+  const int flags =
+      (o.flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW)) | O_CLOEXEC | O_NOCTTY;
   auto pin = std::make_shared<Fd>(std::move(r.object));
   return OpenWithoutWaiting(o, S_ISFIFO(st.st_mode), [pin, flags](int extra) {
     return open(ProcFd(pin->get()).c_str(), flags | extra);

@@ -60,9 +60,9 @@ class Reach {
     if (tgid > 0 && members_ != nullptr && members_->Contains(tgid)) {
       return true;
     }
-    return c_.Refuse(op, absl::StrCat("process ", pid),
-                     tgid == 0 ? "no such process"
-                               : "it is not a process of this run");
+    return c_.Refuse(
+        op, absl::StrCat("process ", pid),
+        tgid == 0 ? "no such process" : "it is not a process of this run");
   }
 
   // True when every process of group `pgrp` belongs to the run.
@@ -160,11 +160,10 @@ Answer PidfdSendSignal(Call& c, Reach& reach) {
     info = &si;
   }
   if (!c.Live()) return Answer::Error(ENOENT);
-  return Answer::Result(
-      syscall(SYS_pidfd_send_signal, fd.get(), c.iarg(1), info,
-              static_cast<unsigned>(c.arg(3))) < 0
-          ? -errno
-          : 0);
+  return Answer::Result(syscall(SYS_pidfd_send_signal, fd.get(), c.iarg(1),
+                                info, static_cast<unsigned>(c.arg(3))) < 0
+                            ? -errno
+                            : 0);
 }
 
 // F_SETOWN_EX, FIOSETOWN, SIOCSPGRP: the owner is in the target's memory,
@@ -173,7 +172,8 @@ Answer PidfdSendSignal(Call& c, Reach& reach) {
 // a negative one (a group).
 bool JudgeOwner(Reach& reach, const char* op, long owner, bool group) {
   if (owner == 0) return true;
-  if (group) return reach.Group(op, static_cast<pid_t>(owner < 0 ? -owner : owner));
+  if (group)
+    return reach.Group(op, static_cast<pid_t>(owner < 0 ? -owner : owner));
   return reach.Process(op, static_cast<pid_t>(owner));
 }
 
@@ -208,7 +208,8 @@ Answer SuperviseOwnerIoctl(Call& c) {
     return Answer::Error(EFAULT);
   }
   // FIOSETOWN and SIOCSPGRP both take a pid, or a group as its negative.
-  if (!JudgeOwner(reach, "ioctl", owner, owner < 0)) return Answer::Error(EPERM);
+  if (!JudgeOwner(reach, "ioctl", owner, owner < 0))
+    return Answer::Error(EPERM);
   const int mine = c.target().GetFd(c.iarg(0));
   if (mine < 0) return Answer::Error(-mine);
   Fd fd(mine);

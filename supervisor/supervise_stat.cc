@@ -17,8 +17,8 @@
 #include <fcntl.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
-#include <sys/xattr.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -70,8 +70,9 @@ Answer Give(Call& c, uint64_t out, const void* data, size_t size,
 }
 
 Answer Look(Call& c, const LookCall& look) {
-  const Access access =
-      look.kind == LookCall::kAccess ? AccessModeAccess(look.mode) : Access::kStat;
+  const Access access = look.kind == LookCall::kAccess
+                            ? AccessModeAccess(look.mode)
+                            : Access::kStat;
   Resolved r;
   if (int e = Judge(c, look, access, &r); e < 0) return Answer::Error(-e);
   const int pin = r.object.get();

@@ -108,8 +108,8 @@ Answer WriteRecord(Call& c) {
   s.chain_known = c.settings().chains != nullptr;
   s.trace = c.settings().trace;
   AuditEvent written;
-  const int err = WriteShimRecord(s, c.target().tgid(), c.target().exe(),
-                                  *bytes, &written);
+  const int err =
+      WriteShimRecord(s, c.target().tgid(), c.target().exe(), *bytes, &written);
   if (err == 0 && c.settings().echoes != nullptr &&
       (c.engine().audit() || written.verdict == "allow")) {
     c.settings().echoes->Note(c.target().tid(), written.target, written.access);

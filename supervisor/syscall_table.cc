@@ -3,10 +3,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include <cstdio>
-
 #include <algorithm>
 #include <cstddef>
+#include <cstdio>
 #include <iterator>
 
 namespace klaunch {
@@ -733,7 +732,6 @@ constexpr SyscallEntry kTable[] = {
             "ENOSYS, as on a kernel without it"),
 };
 
-
 // Requests from <linux/fs.h>, <linux/fscrypt.h>, <linux/fsverity.h> and
 // XFS's, with their x86_64 numbers (_IOC(dir, type, nr, size)).
 constexpr char kActsOnJudged[] =
@@ -759,8 +757,8 @@ constexpr IoctlEntry kIoctls[] = {
      F::kAttributes, "changes a file's generation: judged as a write of it"},
     {0x40049409, "FICLONE", SyscallHandling::kAllow, 0, F::kNone,
      kActsOnJudged},
-    {0x40086602, "FS_IOC_SETFLAGS", SyscallHandling::kJudged, 0,
-     F::kAttributes, "changes a file's inode flags: judged as a write of it"},
+    {0x40086602, "FS_IOC_SETFLAGS", SyscallHandling::kJudged, 0, F::kAttributes,
+     "changes a file's inode flags: judged as a write of it"},
     {0x40087602, "FS_IOC_SETVERSION", SyscallHandling::kJudged, 0,
      F::kAttributes, "changes a file's generation: judged as a write of it"},
     {0x400c6615, "FS_IOC_GET_ENCRYPTION_POLICY", SyscallHandling::kAllow, 0,
@@ -781,8 +779,8 @@ constexpr IoctlEntry kIoctls[] = {
      "makes a file read-only for good: judged as a write of it"},
     {0x41009432, "FS_IOC_SETFSLABEL", SyscallHandling::kRefused, EPERM,
      F::kNone, "renames a whole filesystem"},
-    {0x8004587d, "FS_IOC_SHUTDOWN", SyscallHandling::kRefused, EPERM,
-     F::kNone, "shuts a whole filesystem down"},
+    {0x8004587d, "FS_IOC_SHUTDOWN", SyscallHandling::kRefused, EPERM, F::kNone,
+     "shuts a whole filesystem down"},
     {0x800c6613, "FS_IOC_SET_ENCRYPTION_POLICY", SyscallHandling::kJudged, 0,
      F::kAttributes,
      "makes an empty directory encrypted: judged as a write of it"},
@@ -790,10 +788,10 @@ constexpr IoctlEntry kIoctls[] = {
      "stops every write to a whole filesystem"},
     {0xc0045878, "FITHAW", SyscallHandling::kRefused, EPERM, F::kNone,
      "lets a frozen filesystem be written again"},
-    {0xc0046686, "FS_IOC_MEASURE_VERITY", SyscallHandling::kAllow, 0,
+    {0xc0046686, "FS_IOC_MEASURE_VERITY", SyscallHandling::kAllow, 0, F::kNone,
+     kReadsOnly},
+    {0xc0096616, "FS_IOC_GET_ENCRYPTION_POLICY_EX", SyscallHandling::kAllow, 0,
      F::kNone, kReadsOnly},
-    {0xc0096616, "FS_IOC_GET_ENCRYPTION_POLICY_EX", SyscallHandling::kAllow,
-     0, F::kNone, kReadsOnly},
     {0xc0185879, "FITRIM", SyscallHandling::kRefused, EPERM, F::kNone,
      "discards the free blocks of a whole filesystem"},
     {0xc0189436, "FIDEDUPERANGE", SyscallHandling::kAllow, 0, F::kNone,
@@ -812,8 +810,8 @@ constexpr IoctlEntry kIoctls[] = {
      "changes the filesystem's keyring"},
     {0xc0506617, "FS_IOC_ADD_ENCRYPTION_KEY", SyscallHandling::kRefused, EPERM,
      F::kNone, "changes the filesystem's keyring"},
-    {0xc080661a, "FS_IOC_GET_ENCRYPTION_KEY_STATUS", SyscallHandling::kAllow,
-     0, F::kNone, kReadsOnly},
+    {0xc080661a, "FS_IOC_GET_ENCRYPTION_KEY_STATUS", SyscallHandling::kAllow, 0,
+     F::kNone, kReadsOnly},
 };
 
 constexpr ShimWrapper kShimWrappers[] = {
@@ -1073,8 +1071,10 @@ const char* ErrnoName(int e) {
 std::string Cell(absl::string_view text) {
   std::string out;
   for (char c : text) {
-    if (c == '|') out += "\\|";
-    else out.push_back(c);
+    if (c == '|')
+      out += "\\|";
+    else
+      out.push_back(c);
   }
   return out;
 }
@@ -1102,8 +1102,9 @@ std::string SyscallsMarkdown() {
         break;
       case SyscallHandling::kFiltered:
         action = e.group[0] != '\0'
-                     ? std::string("let through but for arguments refused "
-                                   "unless system.allow has \"") +
+                     ? std::string(
+                           "let through but for arguments refused "
+                           "unless system.allow has \"") +
                            e.group + "\""
                      : "let through but for arguments refused";
         break;

@@ -94,7 +94,7 @@ struct SyscallEntry {
   int error;          // kRefused: the errno
   const char* group;  // kRootPower, kFiltered: the system.allow group, or ""
 
-  const char* why;    // one line: why it is harmless, judged or refused
+  const char* why;  // one line: why it is harmless, judged or refused
 };
 
 // The whole table, ordered by number.

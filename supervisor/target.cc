@@ -78,16 +78,16 @@ bool Target::ReadStatus() {
   const ssize_t n = read(fd.get(), buf, sizeof(buf) - 1);
   if (n <= 0) return false;
   buf[n] = '\0';
-  for (absl::string_view line : absl::StrSplit(absl::string_view(buf, n), '\n')) {
+  for (absl::string_view line :
+       absl::StrSplit(absl::string_view(buf, n), '\n')) {
     int v;
     if (absl::ConsumePrefix(&line, "Tgid:")) {
       if (absl::SimpleAtoi(absl::StripAsciiWhitespace(line), &v)) tgid_ = v;
     } else if (absl::ConsumePrefix(&line, "PPid:")) {
       if (absl::SimpleAtoi(absl::StripAsciiWhitespace(line), &v)) ppid_ = v;
     } else if (absl::ConsumePrefix(&line, "Umask:")) {
-      umask_ = static_cast<mode_t>(
-          std::strtoul(std::string(absl::StripAsciiWhitespace(line)).c_str(),
-                       nullptr, 8));
+      umask_ = static_cast<mode_t>(std::strtoul(
+          std::string(absl::StripAsciiWhitespace(line)).c_str(), nullptr, 8));
     }
   }
   status_read_ = true;
@@ -282,12 +282,13 @@ std::string ApproximatePath(Target& target, int dirfd,
                             const std::string& path) {
   std::string base;
   if (path.empty() || path[0] != '/') {
-    base = dirfd == AT_FDCWD
-               ? ReadLinkAt(AT_FDCWD,
-                            absl::StrCat("/proc/", target.tid(), "/cwd").c_str())
-               : ReadLinkAt(AT_FDCWD, absl::StrCat("/proc/", target.tid(),
-                                                   "/fd/", dirfd)
-                                          .c_str());
+    base =
+        dirfd == AT_FDCWD
+            ? ReadLinkAt(AT_FDCWD,
+                         absl::StrCat("/proc/", target.tid(), "/cwd").c_str())
+            : ReadLinkAt(
+                  AT_FDCWD,
+                  absl::StrCat("/proc/", target.tid(), "/fd/", dirfd).c_str());
     if (base.empty() || base[0] != '/') return "";
   }
   absl::StatusOr<std::string> p =

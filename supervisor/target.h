@@ -99,7 +99,8 @@ struct Resolved {
   std::vector<std::string> links;
   bool trailing_slash = false;
   // What fstat said of `object` while resolving, when `stat_known`: a
-  // supervised open need not ask again (each system call counts, PERFORMANCE.md).
+  // supervised open need not ask again (each system call counts,
+  // PERFORMANCE.md).
   struct stat st {};
   bool stat_known = false;
 
@@ -124,8 +125,7 @@ int OpenStart(Target& target, int dirfd, const std::string& path, Fd* out);
 
 // Best effort for a path that does not resolve: where it would be, for
 // deciding whether a deny rule covers a missing target.
-std::string ApproximatePath(Target& target, int dirfd,
-                            const std::string& path);
+std::string ApproximatePath(Target& target, int dirfd, const std::string& path);
 
 }  // namespace klaunch::supervise
 

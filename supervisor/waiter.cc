@@ -34,8 +34,7 @@ int64_t NowMs() {
 // A hexadecimal field of /proc/TID/status ("SigPnd:\t0000000000000000").
 uint64_t HexField(const char* status, const char* name) {
   const char* at = std::strstr(status, name);
-  return at != nullptr ? std::strtoull(at + std::strlen(name), nullptr, 16)
-                       : 0;
+  return at != nullptr ? std::strtoull(at + std::strlen(name), nullptr, 16) : 0;
 }
 
 // True when thread `tid` has a signal pending it does not block: its own
@@ -163,8 +162,8 @@ void Waiter::Run() {
       timeout = std::max<int64_t>(0, next_check - now);
       for (const auto& [id, e] : calls_) {
         if (!e.pending->fd.valid()) {
-          timeout = std::min<int64_t>(timeout,
-                                      std::max<int64_t>(0, e.next_retry_ms - now));
+          timeout = std::min<int64_t>(
+              timeout, std::max<int64_t>(0, e.next_retry_ms - now));
         }
       }
     }

@@ -138,11 +138,11 @@ TEST_F(Ask, WithoutATerminalAskingRefusesAndSaysWhy) {
   o.cwd = dir_.Path("ws");
   o.env = Env();
   // setsid: no controlling terminal at all.
-  ProcessResult r = RunProcess(
-      {"/usr/bin/setsid", "-w", RequiredEnv("KLAUNCH_BIN"), "--ask",
-       "--policy", policy_, "--log", Log(), "--", "/bin/sh", "-c",
-       "/usr/bin/touch " + marker},
-      o);
+  ProcessResult r =
+      RunProcess({"/usr/bin/setsid", "-w", RequiredEnv("KLAUNCH_BIN"), "--ask",
+                  "--policy", policy_, "--log", Log(), "--", "/bin/sh", "-c",
+                  "/usr/bin/touch " + marker},
+                 o);
   EXPECT_FALSE(Exists(marker));
   EXPECT_THAT(r.err, HasSubstr("no terminal"));
   EXPECT_THAT(ReadFile(Log()), HasSubstr("asking needs a terminal"));
@@ -184,9 +184,10 @@ class AskedWrites : public ::testing::Test {
     ASSERT_EQ(s.exit_code, 0) << s.err;
     ProcessResult d = RunProcess({"/usr/bin/gcc", "-O1", "-o", Dynamic(), src});
     ASSERT_EQ(d.exit_code, 0) << d.err;
-    policy_ = dir_.Write("p.toml", "extends = \"read-only\"\n[filesystem]\n"
-                                   "unlisted_writes = \"ask\"\ndeny = [\"" +
-                                       Ws("secret") + "\"]\n");
+    policy_ = dir_.Write("p.toml",
+                         "extends = \"read-only\"\n[filesystem]\n"
+                         "unlisted_writes = \"ask\"\ndeny = [\"" +
+                             Ws("secret") + "\"]\n");
   }
   std::string Ws(const std::string& name) const {
     return dir_.Path("ws/" + name);
@@ -214,9 +215,10 @@ class AskedWrites : public ::testing::Test {
   // needs a writable cgroup): without one, the supervisor judges and asks
   // for every process as for CMD (SECURITY.md).
   bool KeepsChainCgroups() const {
-    const std::string policy = dir_.Write(
-        "probe.toml", "extends = \"read-only\"\n[programs.\"tee\"]\n"
-                      "filesystem.write = []\n");
+    const std::string policy =
+        dir_.Write("probe.toml",
+                   "extends = \"read-only\"\n[programs.\"tee\"]\n"
+                   "filesystem.write = []\n");
     const std::string log = dir_.Path("probe.jsonl");
     ProcessOptions o;
     o.env = Env();
@@ -293,8 +295,8 @@ TEST_F(AskedWrites, ANoLeavesNoFileBehindAndIsRecorded) {
 
 TEST_F(AskedWrites, AnEmptyAnswerIsNo) {
   const std::string empty = Ws("empty");
-  PtyRun r = Run({"/bin/sh", "-c", "echo x > " + empty + "; echo finished"},
-                 {""});
+  PtyRun r =
+      Run({"/bin/sh", "-c", "echo x > " + empty + "; echo finished"}, {""});
   EXPECT_THAT(r.screen, HasSubstr("wants to write " + empty));
   EXPECT_THAT(r.screen, HasSubstr("finished"));
   EXPECT_FALSE(Exists(empty));
@@ -345,11 +347,12 @@ TEST_F(AskedWrites, ADenyEntryKlaunchsOwnFilesAndAReadAreNeverAsked) {
 // a newline (which could forge a field of the request) is not asked about
 // at all, an escape sequence is shown escaped.
 TEST_F(AskedWrites, ANameCannotDisguiseTheQuestion) {
-  PtyRun r = Run({"/bin/sh", "-c",
-                  "f=$(printf '" + Ws("evil") +
-                      "\\nfile=fine'); echo x > \"$f\"; g=$(printf '" + Ws("esc") +
-                      "\\033[2Jx'); echo x > \"$g\"; echo finished"},
-                 {"n", "n"});
+  PtyRun r =
+      Run({"/bin/sh", "-c",
+           "f=$(printf '" + Ws("evil") +
+               "\\nfile=fine'); echo x > \"$f\"; g=$(printf '" + Ws("esc") +
+               "\\033[2Jx'); echo x > \"$g\"; echo finished"},
+          {"n", "n"});
   EXPECT_THAT(r.screen, HasSubstr("finished"));
   EXPECT_EQ(Count(r.screen, kPrompt), 1u) << r.screen;  // the escape's only
   EXPECT_THAT(r.screen, Not(HasSubstr("wants to write " + Ws("evil"))));
@@ -360,7 +363,8 @@ TEST_F(AskedWrites, ANameCannotDisguiseTheQuestion) {
   EXPECT_THAT(question, HasSubstr(Ws("esc") + "\\x1b[2Jx"));
   EXPECT_THAT(question, Not(HasSubstr("\x1b")));
   EXPECT_FALSE(Exists(Ws("evil\nfile=fine")));
-  EXPECT_THAT(ReadFile(Log()), HasSubstr("not asked: the name holds a newline"));
+  EXPECT_THAT(ReadFile(Log()),
+              HasSubstr("not asked: the name holds a newline"));
 }
 
 // The executable's name is the program's to choose: one holding newlines
@@ -514,13 +518,12 @@ TEST_F(AskedWrites, AProcessCannotAskUnderAnotherChainThanItsOwn) {
       "filesystem.unlisted_writes = \"ask\"\n");
   const std::string out = Ws("out");
   const std::string bare = Ws("bare");
-  PtyRun r =
-      Run({"/bin/sh", "-c",
-           Ws("bin/relabel") + " /bin/sh -c 'echo relabelled > " + out +
-               "'; echo between; echo agent >> " + out + "; " +
-               Ws("bin/relabel") + " --bare /bin/sh -c 'echo bare > " + bare +
-               "'; echo finished"},
-          {"y", "n"});
+  PtyRun r = Run(
+      {"/bin/sh", "-c",
+       Ws("bin/relabel") + " /bin/sh -c 'echo relabelled > " + out +
+           "'; echo between; echo agent >> " + out + "; " + Ws("bin/relabel") +
+           " --bare /bin/sh -c 'echo bare > " + bare + "'; echo finished"},
+      {"y", "n"});
   EXPECT_THAT(r.screen, HasSubstr("finished"));
   const std::string log = ReadFile(Log());
   if (log.find("a cgroup per chain") == std::string::npos) {
@@ -629,11 +632,11 @@ TEST_F(AskedWrites, WithoutATerminalAWriteIsRefusedAndSaysWhy) {
   ProcessOptions o;
   o.cwd = dir_.Path("ws");
   o.env = Env();
-  ProcessResult r = RunProcess(
-      {"/usr/bin/setsid", "-w", RequiredEnv("KLAUNCH_BIN"), "--policy",
-       policy_, "--log", Log(), "--", "/bin/sh", "-c",
-       "echo x > " + none + "; " + Static() + " create:" + none},
-      o);
+  ProcessResult r =
+      RunProcess({"/usr/bin/setsid", "-w", RequiredEnv("KLAUNCH_BIN"),
+                  "--policy", policy_, "--log", Log(), "--", "/bin/sh", "-c",
+                  "echo x > " + none + "; " + Static() + " create:" + none},
+                 o);
   EXPECT_FALSE(Exists(none));
   EXPECT_THAT(r.err, HasSubstr("commands and writes will not be asked about"));
   EXPECT_THAT(ReadFile(Log()), HasSubstr("asking needs a terminal"));
@@ -652,13 +655,12 @@ TEST(Terminal, CtrlCReachesTheProgramAndKlaunchReportsItsStatus) {
   RunProcess({"/bin/mkdir", "-p", dir.Path("ws"), dir.Path("state")});
   // The program traps SIGINT and exits 5; klaunch itself must survive the
   // terminal's signal and pass the status on.
-  PtyRun r = RunOnPty(
-      {RequiredEnv("KLAUNCH_BIN"), "--", "/bin/sh", "-c",
-       "trap 'echo got-int; exit 5' INT; echo waiting; "
-       "while :; do sleep 0.05; done"},
-      {"PATH=/usr/bin:/bin", "HOME=" + dir.path(), "TERM=dumb",
-       "XDG_STATE_HOME=" + dir.Path("state")},
-      dir.Path("ws"), "waiting", {"\x03"});
+  PtyRun r = RunOnPty({RequiredEnv("KLAUNCH_BIN"), "--", "/bin/sh", "-c",
+                       "trap 'echo got-int; exit 5' INT; echo waiting; "
+                       "while :; do sleep 0.05; done"},
+                      {"PATH=/usr/bin:/bin", "HOME=" + dir.path(), "TERM=dumb",
+                       "XDG_STATE_HOME=" + dir.Path("state")},
+                      dir.Path("ws"), "waiting", {"\x03"});
   EXPECT_THAT(r.screen, HasSubstr("got-int")) << r.screen;
   EXPECT_EQ(r.exit_code, 5) << r.screen;
 }

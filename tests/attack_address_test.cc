@@ -55,12 +55,16 @@ class AttackAddress : public ::testing::Test {
   // read-only with a writable workspace and the attacker's directory as a
   // read root; `network` is the network.allow list.
   void UsePolicy(const std::string& network) {
-    run_.SetPolicy("extends = \"read-only\"\n"
-                   "[filesystem]\n"
-                   "workspace_writable = true\n"
-                   "read = [\"" + bin_->Path("bin") + "\"]\n"
-                   "[network]\n"
-                   "allow = [" + network + "]\n");
+    run_.SetPolicy(
+        "extends = \"read-only\"\n"
+        "[filesystem]\n"
+        "workspace_writable = true\n"
+        "read = [\"" +
+        bin_->Path("bin") +
+        "\"]\n"
+        "[network]\n"
+        "allow = [" +
+        network + "]\n");
   }
 
   // Runs `mode` natively, then under klaunch built both ways: natively the
@@ -78,7 +82,8 @@ class AttackAddress : public ::testing::Test {
     ProcessResult n = RunProcess(native);
     ASSERT_EQ(forbidden.Received().size(), 1u)
         << mode << " does not deliver even natively here, so the attack "
-        << "proves nothing\n" << Show(n);
+        << "proves nothing\n"
+        << Show(n);
 
     for (bool dynamic : {true, false}) {
       std::vector<std::string> cmd = {Attacker(dynamic)};
@@ -86,8 +91,8 @@ class AttackAddress : public ::testing::Test {
       ProcessResult r = run_.Run(cmd);
       EXPECT_THAT(forbidden.Received(), ::testing::IsEmpty())
           << mode << " from a " << (dynamic ? "dynamic" : "static")
-          << " binary reached the forbidden port " << forbidden.port()
-          << "\n" << Show(r);
+          << " binary reached the forbidden port " << forbidden.port() << "\n"
+          << Show(r);
     }
   }
 
@@ -160,7 +165,8 @@ TEST_F(AttackAddress, AUdpSendToAnAfUnspecAddressNeverReachesAForbiddenPort) {
 // it to udp_sendmsg, which sends IPv4. The judges read the sockaddr's own
 // family, so they should see 127.0.0.1:FORBIDDEN and refuse: a regression
 // guard against judging by the socket's family instead.
-TEST_F(AttackAddress, AnIpv6SocketSendingToAnIpv4AddressNeverReachesAForbiddenPort) {
+TEST_F(AttackAddress,
+       AnIpv6SocketSendingToAnIpv4AddressNeverReachesAForbiddenPort) {
   UsePolicy("");
   ExpectDeliveredNativelyButNeverUnderKlaunch("v6-sendto-v4");
 }
@@ -168,7 +174,8 @@ TEST_F(AttackAddress, AnIpv6SocketSendingToAnIpv4AddressNeverReachesAForbiddenPo
 // The same by connect(): an AF_INET6 UDP socket connected to an AF_INET
 // address (ip6_datagram_connect connects it as IPv4), then send() without an
 // address. A regression guard.
-TEST_F(AttackAddress, AnIpv6SocketConnectedToAnIpv4AddressNeverReachesAForbiddenPort) {
+TEST_F(AttackAddress,
+       AnIpv6SocketConnectedToAnIpv4AddressNeverReachesAForbiddenPort) {
   UsePolicy("");
   ExpectDeliveredNativelyButNeverUnderKlaunch("v6-connect-v4");
 }

@@ -49,8 +49,8 @@ class SupervisorStall : public ::testing::Test {
     ProcessResult s =
         RunProcess({"/usr/bin/gcc", "-O1", "-static", "-no-pie", "-pthread",
                     "-o", build_->Path("stall-static"), src});
-    ProcessResult d = RunProcess({"/usr/bin/gcc", "-O1", "-pthread", "-o",
-                                  build_->Path("stall"), src});
+    ProcessResult d = RunProcess(
+        {"/usr/bin/gcc", "-O1", "-pthread", "-o", build_->Path("stall"), src});
     build_error_ = s.exit_code != 0 ? s.err : d.exit_code != 0 ? d.err : "";
   }
   static void TearDownTestSuite() {
@@ -154,8 +154,7 @@ std::string NoLease(const ProcessResult& r) {
 // the receiving thread waits forever, every later open of every process
 // waits behind it, and klaunch never exits.
 TEST_F(SupervisorStall, AFifoSwappedIntoACreateCannotStallTheSupervisor) {
-  ProcessResult r =
-      Run({dynamic_bin_, "fifo-create", ws() + "/made", "20000"});
+  ProcessResult r = Run({dynamic_bin_, "fifo-create", ws() + "/made", "20000"});
   ASSERT_THAT(r.out, HasSubstr("FIFOs swapped in")) << Show(r);
   ExpectAnotherCallStillCompletes(r);
   ExpectTheRunEnds(r);
@@ -236,8 +235,7 @@ TEST_F(SupervisorStall, AReadLeaseCannotStallTheSupervisorsOpenForWriting) {
   if (const std::string why = LeasesUnusable(); !why.empty()) {
     GTEST_SKIP() << why;
   }
-  ProcessResult r =
-      Run({static_bin_, "lease", "open-trunc", ws() + "/leased"});
+  ProcessResult r = Run({static_bin_, "lease", "open-trunc", ws() + "/leased"});
   if (const std::string why = NoLease(r); !why.empty()) GTEST_SKIP() << why;
   ASSERT_THAT(r.out, HasSubstr("lease: holding a read lease")) << Show(r);
   ExpectAnotherCallStillCompletes(r);
@@ -267,8 +265,7 @@ TEST_F(SupervisorStall, AWriteLeaseCannotStallTheSupervisorsOpenForReading) {
   if (const std::string why = LeasesUnusable(); !why.empty()) {
     GTEST_SKIP() << why;
   }
-  ProcessResult r =
-      Run({static_bin_, "lease", "open-read", ws() + "/leased"});
+  ProcessResult r = Run({static_bin_, "lease", "open-read", ws() + "/leased"});
   if (const std::string why = NoLease(r); !why.empty()) GTEST_SKIP() << why;
   ASSERT_THAT(r.out, HasSubstr("lease: holding a write lease")) << Show(r);
   ExpectAnotherCallStillCompletes(r);
@@ -304,21 +301,24 @@ TEST_F(SupervisorStall, AWriteLeaseOnAScriptCannotStallTheSupervisorsExec) {
 // fs.lease-break-time seconds, and every process's opens and mutations
 // wait behind it. (Once the shim no longer hands the program the log's
 // descriptor this attack stops at its first step, and the test passes.)
-TEST_F(SupervisorStall, AWriteLeaseOnTheAuditLogCannotStallTheSupervisorsRecords) {
+TEST_F(SupervisorStall,
+       AWriteLeaseOnTheAuditLogCannotStallTheSupervisorsRecords) {
   if (const std::string why = LeasesUnusable(); !why.empty()) {
     GTEST_SKIP() << why;
   }
   const std::string denied = run_.Write("ws/denied.txt", "denied");
-  run_.SetPolicy("extends = \"read-only\"\n[filesystem]\n"
-                 "workspace_writable = true\ndeny = [\"" +
-                 denied + "\"]\n");
+  run_.SetPolicy(
+      "extends = \"read-only\"\n[filesystem]\n"
+      "workspace_writable = true\ndeny = [\"" +
+      denied + "\"]\n");
   ProcessResult r = Run({dynamic_bin_, "log-lease", denied, "20000",
                          static_bin_, denied, ws() + "/probe.sock"},
                         /*probe=*/false);
   ASSERT_THAT(r.out, HasSubstr("log-lease: ")) << Show(r);
-  EXPECT_THAT(r.out, AllOf(HasSubstr("probe-call: open error Permission denied"),
-                           HasSubstr("probe-call: connect ok"),
-                           HasSubstr("probe: completed")))
+  EXPECT_THAT(
+      r.out,
+      AllOf(HasSubstr("probe-call: open error Permission denied"),
+            HasSubstr("probe-call: connect ok"), HasSubstr("probe: completed")))
       << Show(r);
   ExpectTheRunEnds(r);
 }

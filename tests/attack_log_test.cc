@@ -40,9 +40,10 @@ class ShimWindow : public ::testing::Test {
     denied_ = run_.Write("ws/denied.txt", kSecretText);
     bin_ = run_.ws() + "/shim_window";
     ASSERT_NO_FATAL_FAILURE(BuildProgram("shim_window.c", bin_, false));
-    run_.SetPolicy("extends = \"read-only\"\n[filesystem]\n"
-                   "workspace_writable = true\ndeny = [\"" +
-                   denied_ + "\"]\n");
+    run_.SetPolicy(
+        "extends = \"read-only\"\n[filesystem]\n"
+        "workspace_writable = true\ndeny = [\"" +
+        denied_ + "\"]\n");
   }
 
   // Generous: the runs take about a second; a hang becomes a failure.
@@ -60,7 +61,8 @@ class ShimWindow : public ::testing::Test {
 // or -1.
 int Count(const std::string& out, const std::string& prefix) {
   int n = -1;
-  if (!RE2::PartialMatch(out, RE2::QuoteMeta(prefix) + ": ([0-9]+) refusals", &n)) {
+  if (!RE2::PartialMatch(out, RE2::QuoteMeta(prefix) + ": ([0-9]+) refusals",
+                         &n)) {
     return -1;
   }
   return n;
@@ -97,7 +99,8 @@ TEST_F(ShimWindow, AProgramCannotRewriteTheAuditLogThroughTheShimsDescriptor) {
   EXPECT_EQ(recorded, refusals) << Show(r);
   // And klaunch does not end as though nothing had been refused.
   EXPECT_TRUE(r.err.find("refused") != std::string::npos || r.exit_code != 0)
-      << "klaunch reported a clean run\n" << Show(r);
+      << "klaunch reported a clean run\n"
+      << Show(r);
 }
 
 // Attacks the shim's read path (shim/open.cc, OpenAt): a read is opened

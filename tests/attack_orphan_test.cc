@@ -71,9 +71,9 @@ class Outlive : public ::testing::Test {
   void SetUp() override {
     RunProcess({"/bin/mkdir", "-p", ws(), dir_.Path("state")});
     bin_ = ws() + "/" + kProgramName;
-    ProcessResult b = RunProcess(
-        {"/usr/bin/gcc", "-O1", "-static", "-pthread", "-o", bin_,
-         RequiredEnv("KLAUNCH_TEST_PROGRAMS") + "/outlive.c"});
+    ProcessResult b =
+        RunProcess({"/usr/bin/gcc", "-O1", "-static", "-pthread", "-o", bin_,
+                    RequiredEnv("KLAUNCH_TEST_PROGRAMS") + "/outlive.c"});
     ASSERT_EQ(b.exit_code, 0) << b.err;
     policy_ = dir_.Write("policy.toml",
                          "extends = \"read-only\"\n[filesystem]\n"
@@ -189,7 +189,8 @@ class Outlive : public ::testing::Test {
       const long pid = strtol(e->d_name, &end, 10);
       if (*end != '\0' || pid <= 0) continue;
       const std::string base = std::string("/proc/") + e->d_name;
-      if (ReadFile(base + "/comm") != std::string(kProgramName) + "\n") continue;
+      if (ReadFile(base + "/comm") != std::string(kProgramName) + "\n")
+        continue;
       DIR* tasks = opendir((base + "/task").c_str());
       while (tasks != nullptr && found == 0) {
         dirent* t = readdir(tasks);
@@ -294,7 +295,8 @@ TEST_F(Outlive, AProcessWhoseMainThreadExitedIsEndedWhenCmdExits) {
   const std::optional<int> status = KlaunchEnded(deadline);
   EXPECT_TRUE(status.has_value())
       << "klaunch did not end " << kBoundSeconds
-      << " s after CMD exited, while a zombie-led process ran" << KlaunchOutput();
+      << " s after CMD exited, while a zombie-led process ran"
+      << KlaunchOutput();
   EXPECT_EQ(Stopped("zleader", deadline), "") << KlaunchOutput();
 }
 
@@ -366,8 +368,8 @@ TEST_F(Outlive, EveryProcessOfTheRunStopsWhenKlaunchIsKilled) {
 // whose main thread exited. The last is never found (a zombie in /proc), so
 // klaunch never finishes ending the tree and never exits 124.
 TEST_F(Outlive, ATimeoutEndsEveryProcessOfTheRunWhateverTheTreeDoes) {
-  const std::vector<std::string> kinds = {"daemon", "noterm", "pgrp",
-                                          "session", "zleader"};
+  const std::vector<std::string> kinds = {"daemon", "noterm", "pgrp", "session",
+                                          "zleader"};
   StartTree({"--timeout", "5s", "--kill-after", "1s"}, "block", kinds);
   const auto deadline = Clock::now() + std::chrono::seconds(kBoundSeconds);
   const std::optional<int> status = KlaunchEnded(deadline);

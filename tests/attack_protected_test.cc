@@ -68,7 +68,8 @@ class AttackProtected : public ::testing::Test {
   // What each attack would have left behind, checked on the disk.
   void ExpectNothingChanged(const std::string& how) const {
     const std::string ws = k_.ws();
-    EXPECT_EQ(ReadFile(k_.root() + "/.git/hooks/pre-commit"), "original hook\n") << how;
+    EXPECT_EQ(ReadFile(k_.root() + "/.git/hooks/pre-commit"), "original hook\n")
+        << how;
     EXPECT_EQ(ReadFile(k_.root() + "/.git/config"), "original config\n") << how;
     EXPECT_FALSE(Exists(k_.root() + "/.git/hooks/post-checkout")) << how;
     EXPECT_FALSE(Exists(ws + "/moved-hooks")) << how;
@@ -78,14 +79,16 @@ class AttackProtected : public ::testing::Test {
     EXPECT_FALSE(Exists(k_.root() + "/.profile")) << how;
     EXPECT_FALSE(Exists(k_.root() + "/.config/fish/conf.d")) << how;
     EXPECT_THAT(ReadFile(k_.Path("policy.toml")),
-                HasSubstr("extends = \"workspace-write\"")) << how;
+                HasSubstr("extends = \"workspace-write\""))
+        << how;
     EXPECT_EQ(ReadFile(ws + "/evil"), "evil\n") << how;
   }
 
   KlaunchRun k_;
 };
 
-TEST_F(AttackProtected, NoWayOfWritingGitHooksConfigRcFilesOrThePolicyGetsThrough) {
+TEST_F(AttackProtected,
+       NoWayOfWritingGitHooksConfigRcFilesOrThePolicyGetsThrough) {
   SetPolicy("");
   for (const char* binary : {"bin/toucher-static", "bin/toucher"}) {
     std::vector<std::string> cmd = {k_.Path(binary)};
@@ -107,23 +110,23 @@ TEST_F(AttackProtected, NoWayOfWritingGitHooksConfigRcFilesOrThePolicyGetsThroug
 
 TEST_F(AttackProtected, AShellRedirectionOrGitConfigCannotChangeThem) {
   SetPolicy("");
-  ProcessResult r = k_.Run(
-      {"/bin/sh", "-c",
-       "echo x > ../.git/hooks/pre-commit; echo x >> ../.git/config; "
-       "echo x >> ../.bashrc; echo x >> ../policy.toml; "
-       "git config --file ../.git/config core.fsmonitor evil; "
-       "cp evil ../.git/config; mv ../.git moved-git; "
-       "ln ../.git/hooks/pre-commit hook-link; "
-       "ln -s ../.git/hooks/pre-commit s; echo x >> s; echo done"});
+  ProcessResult r =
+      k_.Run({"/bin/sh", "-c",
+              "echo x > ../.git/hooks/pre-commit; echo x >> ../.git/config; "
+              "echo x >> ../.bashrc; echo x >> ../policy.toml; "
+              "git config --file ../.git/config core.fsmonitor evil; "
+              "cp evil ../.git/config; mv ../.git moved-git; "
+              "ln ../.git/hooks/pre-commit hook-link; "
+              "ln -s ../.git/hooks/pre-commit s; echo x >> s; echo done"});
   EXPECT_THAT(r.out, HasSubstr("done")) << Show(r);
   ExpectNothingChanged("sh");
 }
 
 TEST_F(AttackProtected, ThePresetsEntriesCanBeLiftedButNotThePolicyFiles) {
   SetPolicy("preset_read_only = false\n");
-  ProcessResult r = k_.Run(
-      {k_.Path("bin/toucher-static"), "append:" + k_.root() + "/.git/config",
-       "append:" + k_.Path("policy.toml")});
+  ProcessResult r = k_.Run({k_.Path("bin/toucher-static"),
+                            "append:" + k_.root() + "/.git/config",
+                            "append:" + k_.Path("policy.toml")});
   ASSERT_EQ(r.exit_code, 0) << Show(r);
   EXPECT_THAT(r.out, HasSubstr("append " + k_.root() + "/.git/config: ok"));
   EXPECT_THAT(r.out, HasSubstr("append " + k_.Path("policy.toml") + ": error"));
@@ -147,10 +150,10 @@ TEST_F(AttackProtected, ExplainSaysAHookWriteIsRefusedAndWhy) {
   ProcessOptions o;
   o.cwd = k_.ws();
   o.env = std::vector<std::string>{"PATH=/usr/bin:/bin", "HOME=" + k_.root()};
-  ProcessResult r =
-      RunProcess({RequiredEnv("KLAUNCH_BIN"), "explain", "--policy",
-                  k_.Path("policy.toml"), "--write", "../.git/hooks/pre-commit"},
-                 o);
+  ProcessResult r = RunProcess(
+      {RequiredEnv("KLAUNCH_BIN"), "explain", "--policy",
+       k_.Path("policy.toml"), "--write", "../.git/hooks/pre-commit"},
+      o);
   EXPECT_EQ(r.exit_code, 1) << Show(r);
   EXPECT_THAT(r.out, HasSubstr("deny: write of " + k_.root() +
                                "/.git/hooks/pre-commit refused by "

@@ -116,14 +116,18 @@ class AttackRace : public ::testing::Test {
   // an argument starting "evil", are denied commands; `network` is the
   // network.allow list.
   void UsePolicy(const std::string& network) {
-    run_.SetPolicy("extends = \"read-only\"\n"
-                   "[filesystem]\n"
-                   "workspace_writable = true\n"
-                   "read = [\"" + bin_->Path("bin") + "\"]\n"
-                   "[commands]\n"
-                   "deny = [\"evil-prog*\", \"good-prog evil*\"]\n"
-                   "[network]\n"
-                   "allow = [" + network + "]\n");
+    run_.SetPolicy(
+        "extends = \"read-only\"\n"
+        "[filesystem]\n"
+        "workspace_writable = true\n"
+        "read = [\"" +
+        bin_->Path("bin") +
+        "\"]\n"
+        "[commands]\n"
+        "deny = [\"evil-prog*\", \"good-prog evil*\"]\n"
+        "[network]\n"
+        "allow = [" +
+        network + "]\n");
   }
 
   // The escape is absent from the world, and (when it is) the attack did
@@ -173,16 +177,16 @@ class AttackRace : public ::testing::Test {
     UdpReceiver allowed, forbidden;
     ASSERT_TRUE(allowed.ok() && forbidden.ok());
     UsePolicy("\"127.0.0.1:" + allowed.port_text() + "\"");
-    ProcessResult r =
-        run_.Run({Attacker(dynamic), op, allowed.port_text(),
-                  forbidden.port_text(), kNetSeconds, kNetTries});
+    ProcessResult r = run_.Run({Attacker(dynamic), op, allowed.port_text(),
+                                forbidden.port_text(), kNetSeconds, kNetTries});
     Report(r);
     const size_t got = forbidden.Received().size();
     EXPECT_EQ(got, 0u) << op << ": datagrams reached the forbidden port "
                        << forbidden.port() << "\n"
                        << Show(r);
     EXPECT_GT(allowed.Received().size(), 0u)
-        << op << ": the attack never sent\n" << Show(r);
+        << op << ": the attack never sent\n"
+        << Show(r);
     EXPECT_GE(Count(r.out, "attempts"), 200) << Show(r);
   }
 
@@ -207,7 +211,8 @@ class AttackRace : public ::testing::Test {
     const int forbidden = l.forbidden->Accepted();
     EXPECT_EQ(forbidden, 0)
         << "a Fast Open connection reached the forbidden 127.0.0.1:" << port
-        << "\n" << Show(r);
+        << "\n"
+        << Show(r);
     if (forbidden == 0) {
       EXPECT_GE(Count(r.out, "attempts"), 100) << Show(r);
     }
@@ -226,8 +231,8 @@ class AttackRace : public ::testing::Test {
     UsePolicy("");
     ExpectThePolicyRefusesThemPlainly();
     ProcessResult r =
-        run_.Run({Attacker(dynamic), "exec-argv", Bin("good-prog"),
-                  "safe-arg", "evil-arg", kExecSeconds, kExecTries});
+        run_.Run({Attacker(dynamic), "exec-argv", Bin("good-prog"), "safe-arg",
+                  "evil-arg", kExecSeconds, kExecTries});
     ExpectNoDeniedRun(r);
   }
 
@@ -238,15 +243,15 @@ class AttackRace : public ::testing::Test {
     // The link to the denied program is refused when nothing races.
     const std::string evil_link = run_.ws() + "/evil-link";
     ASSERT_EQ(symlink(Bin("evil-prog").c_str(), evil_link.c_str()), 0);
-    ProcessResult plain = run_.Run({Attacker(dynamic), "exec-swap-link",
-                                    evil_link, Bin("evil-prog"),
-                                    Bin("evil-prog"), "30", "20"});
+    ProcessResult plain =
+        run_.Run({Attacker(dynamic), "exec-swap-link", evil_link,
+                  Bin("evil-prog"), Bin("evil-prog"), "30", "20"});
     EXPECT_THAT(plain.out, Not(HasSubstr(kDeniedRan))) << Show(plain);
     EXPECT_THAT(plain.out, HasSubstr("attempts 20 allowed-ran 0 denied-ran 0"))
         << Show(plain);
-    ProcessResult r = run_.Run({Attacker(dynamic), "exec-swap-link", link,
-                                Bin("good-prog"), Bin("evil-prog"),
-                                kExecSeconds, kExecTries});
+    ProcessResult r =
+        run_.Run({Attacker(dynamic), "exec-swap-link", link, Bin("good-prog"),
+                  Bin("evil-prog"), kExecSeconds, kExecTries});
     Report(r);
     ExpectNoDeniedRun(r);
   }
@@ -263,14 +268,14 @@ class AttackRace : public ::testing::Test {
     const std::string name = run_.ws() + "/prog";
     ASSERT_EQ(link(good.c_str(), name.c_str()), 0);
     // The script is refused when nothing races.
-    ProcessResult plain = run_.Run({Attacker(dynamic), "exec-swap-file",
-                                    run_.ws() + "/plain", script, script, "30",
-                                    "20"});
+    ProcessResult plain =
+        run_.Run({Attacker(dynamic), "exec-swap-file", run_.ws() + "/plain",
+                  script, script, "30", "20"});
     EXPECT_THAT(plain.out, Not(HasSubstr(kDeniedRan))) << Show(plain);
     EXPECT_THAT(plain.out, HasSubstr("attempts 20 allowed-ran 0 denied-ran 0"))
         << Show(plain);
-    ProcessResult r = run_.Run({Attacker(dynamic), "exec-swap-file", name,
-                                good, script, kExecSeconds, kExecTries});
+    ProcessResult r = run_.Run({Attacker(dynamic), "exec-swap-file", name, good,
+                                script, kExecSeconds, kExecTries});
     Report(r);
     ExpectNoDeniedRun(r);
   }
@@ -288,14 +293,18 @@ TempDir* AttackRace::bin_ = nullptr;
 // address again after the verdict. A second thread flips sin_addr between
 // 127.0.0.2 (admitted) and 127.0.0.1; Landlock admits the port. Escapes
 // today: the shim judges one read and the kernel connects to the other.
-TEST_F(AttackRace, AConnectAddressRewrittenAfterTheShimsVerdictNeverReachesAForbiddenAddress) {
+TEST_F(
+    AttackRace,
+    AConnectAddressRewrittenAfterTheShimsVerdictNeverReachesAForbiddenAddress) {
   ConnectRace(/*dynamic=*/true);
 }
 
 // The same from a static binary: the supervisor copies the address, judges
 // the copy and connects a duplicate of the socket to that copy, so nothing
 // the program rewrites reaches the kernel. A regression guard.
-TEST_F(AttackRace, AConnectAddressRewrittenAfterTheSupervisorsVerdictNeverReachesAForbiddenAddress) {
+TEST_F(
+    AttackRace,
+    AConnectAddressRewrittenAfterTheSupervisorsVerdictNeverReachesAForbiddenAddress) {
   ConnectRace(/*dynamic=*/false);
 }
 
@@ -305,14 +314,18 @@ TEST_F(AttackRace, AConnectAddressRewrittenAfterTheSupervisorsVerdictNeverReache
 // hand the kernel a msghdr whose msg_name is the program's own buffer, whose
 // sin_port a second thread flips between the admitted and a forbidden UDP
 // port. UDP is not Landlock's. Escapes today.
-TEST_F(AttackRace, ADatagramAddressRewrittenAfterTheShimsVerdictNeverReachesAForbiddenPort) {
+TEST_F(
+    AttackRace,
+    ADatagramAddressRewrittenAfterTheShimsVerdictNeverReachesAForbiddenPort) {
   DatagramRace(/*dynamic=*/true, "sendto");
   DatagramRace(/*dynamic=*/true, "sendmsg");
 }
 
 // The same through the supervisor, which sends from its own copy of the
 // address and data. A regression guard.
-TEST_F(AttackRace, ADatagramAddressRewrittenAfterTheSupervisorsVerdictNeverReachesAForbiddenPort) {
+TEST_F(
+    AttackRace,
+    ADatagramAddressRewrittenAfterTheSupervisorsVerdictNeverReachesAForbiddenPort) {
   DatagramRace(/*dynamic=*/false, "sendto");
   DatagramRace(/*dynamic=*/false, "sendmsg");
 }
@@ -324,27 +337,32 @@ TEST_F(AttackRace, ADatagramAddressRewrittenAfterTheSupervisorsVerdictNeverReach
 // the msghdr again. On an unconnected TCP socket MSG_FASTOPEN makes that
 // sendmsg a connect to msg_name, which a second thread sets to the forbidden
 // 127.0.0.1:P after the supervisor looked. Escapes today.
-TEST_F(AttackRace, AFastOpenSendmsgWhoseNameAppearsAfterTheSupervisorsVerdictNeverConnects) {
+TEST_F(
+    AttackRace,
+    AFastOpenSendmsgWhoseNameAppearsAfterTheSupervisorsVerdictNeverConnects) {
   FastOpenRace(/*dynamic=*/false, /*use_sendto=*/false);
 }
 
 // The shim's side of it: sendmsg without msg_name goes straight to a tagged
 // call with the program's msghdr, so a name set after the shim looked is
 // connected to unjudged. Escapes today.
-TEST_F(AttackRace, AFastOpenSendmsgWhoseNameAppearsAfterTheShimsVerdictNeverConnects) {
+TEST_F(AttackRace,
+       AFastOpenSendmsgWhoseNameAppearsAfterTheShimsVerdictNeverConnects) {
   FastOpenRace(/*dynamic=*/true, /*use_sendto=*/false);
 }
 
 // sendto with MSG_FASTOPEN through the shim: the address is judged and then
 // read again by the kernel from the program's buffer, whose sin_addr a
 // second thread flips from 127.0.0.2 to 127.0.0.1. Escapes today.
-TEST_F(AttackRace, AFastOpenSendtoAddressRewrittenAfterTheShimsVerdictNeverConnects) {
+TEST_F(AttackRace,
+       AFastOpenSendtoAddressRewrittenAfterTheShimsVerdictNeverConnects) {
   FastOpenRace(/*dynamic=*/true, /*use_sendto=*/true);
 }
 
 // The same through the supervisor, which sends from its own copy. A
 // regression guard.
-TEST_F(AttackRace, AFastOpenSendtoAddressRewrittenAfterTheSupervisorsVerdictNeverConnects) {
+TEST_F(AttackRace,
+       AFastOpenSendtoAddressRewrittenAfterTheSupervisorsVerdictNeverConnects) {
   FastOpenRace(/*dynamic=*/false, /*use_sendto=*/true);
 }
 
@@ -355,27 +373,33 @@ TEST_F(AttackRace, AFastOpenSendtoAddressRewrittenAfterTheSupervisorsVerdictNeve
 // page a thread of the parent keeps flipping between .../good-prog and
 // .../evil-prog (one read root, so Landlock admits both); each attempt is a
 // forked child's execve. Escapes today: the kernel reads the path again.
-TEST_F(AttackRace, AnExecPathRewrittenAfterTheShimsVerdictNeverRunsTheDeniedProgram) {
+TEST_F(AttackRace,
+       AnExecPathRewrittenAfterTheShimsVerdictNeverRunsTheDeniedProgram) {
   ExecPathRace(/*dynamic=*/true);
 }
 
 // The supervisor's exec: it reads and judges the path, answers CONTINUE,
 // and the kernel reads the path again from the child's memory. Escapes
 // today (docs/design.md names this window).
-TEST_F(AttackRace, AnExecPathRewrittenAfterTheSupervisorsVerdictNeverRunsTheDeniedProgram) {
+TEST_F(AttackRace,
+       AnExecPathRewrittenAfterTheSupervisorsVerdictNeverRunsTheDeniedProgram) {
   ExecPathRace(/*dynamic=*/false);
 }
 
 // The command line: argv[1] flips between "safe-arg" (admitted) and
 // "evil-arg" (`good-prog evil*` is denied), after the shim judged it.
 // Escapes today.
-TEST_F(AttackRace, AnExecArgumentRewrittenAfterTheShimsVerdictNeverRunsTheDeniedCommandLine) {
+TEST_F(
+    AttackRace,
+    AnExecArgumentRewrittenAfterTheShimsVerdictNeverRunsTheDeniedCommandLine) {
   ExecArgvRace(/*dynamic=*/true);
 }
 
 // The same after the supervisor's verdict (SECURITY.md lists "execve's
 // argument window" as not stopped). Escapes today.
-TEST_F(AttackRace, AnExecArgumentRewrittenAfterTheSupervisorsVerdictNeverRunsTheDeniedCommandLine) {
+TEST_F(
+    AttackRace,
+    AnExecArgumentRewrittenAfterTheSupervisorsVerdictNeverRunsTheDeniedCommandLine) {
   ExecArgvRace(/*dynamic=*/false);
 }
 
@@ -385,13 +409,16 @@ TEST_F(AttackRace, AnExecArgumentRewrittenAfterTheSupervisorsVerdictNeverRunsThe
 // one to evil-prog while the program executes `prog` through libc: the shim
 // judges what the link names, then the kernel resolves it again. Escapes
 // today.
-TEST_F(AttackRace, AProgramSymlinkSwappedAfterTheShimsVerdictNeverRunsTheDeniedProgram) {
+TEST_F(AttackRace,
+       AProgramSymlinkSwappedAfterTheShimsVerdictNeverRunsTheDeniedProgram) {
   ExecSymlinkSwap(/*dynamic=*/true);
 }
 
 // The same judged by the supervisor, which pins the file it judged but lets
 // the kernel resolve the path again. Escapes today.
-TEST_F(AttackRace, AProgramSymlinkSwappedAfterTheSupervisorsVerdictNeverRunsTheDeniedProgram) {
+TEST_F(
+    AttackRace,
+    AProgramSymlinkSwappedAfterTheSupervisorsVerdictNeverRunsTheDeniedProgram) {
   ExecSymlinkSwap(/*dynamic=*/false);
 }
 
@@ -399,12 +426,15 @@ TEST_F(AttackRace, AProgramSymlinkSwappedAfterTheSupervisorsVerdictNeverRunsTheD
 // the admitted program and of a script whose interpreter is the denied
 // program. The shim reads the file's first line to judge the interpreter,
 // then the kernel opens the name again. Escapes today.
-TEST_F(AttackRace, AProgramFileRenamedOverAfterTheShimsVerdictNeverRunsTheDeniedScript) {
+TEST_F(AttackRace,
+       AProgramFileRenamedOverAfterTheShimsVerdictNeverRunsTheDeniedScript) {
   ExecFileSwap(/*dynamic=*/true);
 }
 
 // The same judged by the supervisor. Escapes today.
-TEST_F(AttackRace, AProgramFileRenamedOverAfterTheSupervisorsVerdictNeverRunsTheDeniedScript) {
+TEST_F(
+    AttackRace,
+    AProgramFileRenamedOverAfterTheSupervisorsVerdictNeverRunsTheDeniedScript) {
   ExecFileSwap(/*dynamic=*/false);
 }
 

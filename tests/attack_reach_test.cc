@@ -55,8 +55,8 @@ constexpr char kVictimSecret[] = "VICTIM-SECRET-4242";
 constexpr char kEnvSecret[] = "KLAUNCH-ENV-SECRET-5151";
 
 constexpr const char* kSignalMethods[] = {
-    "kill",  "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo",
-    "pidfd", "procfd", "sigio"};
+    "kill",   "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "pidfd",
+    "procfd", "sigio"};
 
 struct Layers {
   const char* name;
@@ -83,10 +83,11 @@ class Reach : public ::testing::Test {
     const std::string src = RequiredEnv("KLAUNCH_TEST_PROGRAMS") + "/reach.c";
     static_bin_ = ws() + "/reach-attack";
     dynamic_bin_ = ws() + "/reach-dynamic";
-    ProcessResult s = RunProcess({"/usr/bin/gcc", "-O1", "-static", "-o",
-                                  static_bin_, src});
+    ProcessResult s =
+        RunProcess({"/usr/bin/gcc", "-O1", "-static", "-o", static_bin_, src});
     ASSERT_EQ(s.exit_code, 0) << s.err;
-    ProcessResult d = RunProcess({"/usr/bin/gcc", "-O1", "-o", dynamic_bin_, src});
+    ProcessResult d =
+        RunProcess({"/usr/bin/gcc", "-O1", "-o", dynamic_bin_, src});
     ASSERT_EQ(d.exit_code, 0) << d.err;
     secret_ = dir_.Write("secret.txt", kVictimSecret);
     policy_ = dir_.Write("policy.toml",
@@ -117,9 +118,9 @@ class Reach : public ::testing::Test {
   }
   std::vector<std::string> KlaunchArgv(const Layers& layers,
                                        const std::vector<std::string>& cmd) {
-    std::vector<std::string> argv = {RequiredEnv("KLAUNCH_BIN"), "--policy",
-                                     policy_, "--log", dir_.Path("audit.jsonl"),
-                                     "--verbose"};
+    std::vector<std::string> argv = {
+        RequiredEnv("KLAUNCH_BIN"), "--policy", policy_, "--log",
+        dir_.Path("audit.jsonl"),   "--verbose"};
     argv.insert(argv.end(), layers.options.begin(), layers.options.end());
     argv.push_back("--");
     argv.insert(argv.end(), cmd.begin(), cmd.end());
@@ -238,7 +239,8 @@ class Reach : public ::testing::Test {
           deadline - Clock::now());
       if (left.count() <= 0) return false;
       pollfd p = {from_klaunch_, POLLIN, 0};
-      if (poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count(), 1000))) <= 0) {
+      if (poll(&p, 1,
+               static_cast<int>(std::min<int64_t>(left.count(), 1000))) <= 0) {
         continue;
       }
       char buf[4096];
@@ -266,8 +268,7 @@ class Reach : public ::testing::Test {
       const pid_t r = waitpid(klaunch_, &status, WNOHANG);
       if (r == klaunch_) {
         klaunch_ = -1;
-        return WIFEXITED(status) ? WEXITSTATUS(status)
-                                 : 128 + WTERMSIG(status);
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
@@ -303,10 +304,11 @@ TEST_F(Reach, WithoutLandlockAProgramCannotTakeKlaunchsDescriptors) {
 
 // The same at a process outside the run, which holds a file the policy
 // does not let the program read: taking its descriptor reads the file.
-TEST_F(Reach, WithoutLandlockAProgramCannotTakeTheDescriptorsOfAProcessOutsideTheRun) {
+TEST_F(Reach,
+       WithoutLandlockAProgramCannotTakeTheDescriptorsOfAProcessOutsideTheRun) {
   const pid_t victim = StartVictim(/*hold_secret=*/true);
-  ProcessResult r = Run(kWithoutLandlock,
-                        {static_bin_, "getfd", std::to_string(victim)});
+  ProcessResult r =
+      Run(kWithoutLandlock, {static_bin_, "getfd", std::to_string(victim)});
   ASSERT_THAT(r.out, HasSubstr("getfd: ")) << Show(r);
   EXPECT_THAT(r.out, Not(HasSubstr(kVictimSecret))) << Show(r);
   EXPECT_THAT(r.out, Not(ContainsRegex("getfd [0-9]+: got"))) << Show(r);
@@ -314,13 +316,17 @@ TEST_F(Reach, WithoutLandlockAProgramCannotTakeTheDescriptorsOfAProcessOutsideTh
 
 // With every layer the kernel has: the filter refuses pidfd_getfd whatever
 // Landlock offers (on ABI 1+, Landlock's ptrace restriction would too).
-TEST_F(Reach, WithEveryLayerAProgramCannotTakeTheDescriptorsOfKlaunchOrOfAnotherProcess) {
+TEST_F(
+    Reach,
+    WithEveryLayerAProgramCannotTakeTheDescriptorsOfKlaunchOrOfAnotherProcess) {
   const pid_t victim = StartVictim(/*hold_secret=*/true);
-  for (const std::string& target : {std::string("parent"), std::to_string(victim)}) {
+  for (const std::string& target :
+       {std::string("parent"), std::to_string(victim)}) {
     ProcessResult r = Run(kEveryLayer, {static_bin_, "getfd", target});
     ASSERT_THAT(r.out, HasSubstr("getfd: ")) << Show(r);
     EXPECT_THAT(r.out, Not(HasSubstr(kVictimSecret))) << Show(r);
-    EXPECT_THAT(r.out, Not(ContainsRegex("getfd [0-9]+: got"))) << target << Show(r);
+    EXPECT_THAT(r.out, Not(ContainsRegex("getfd [0-9]+: got")))
+        << target << Show(r);
   }
 }
 
@@ -333,7 +339,8 @@ TEST_F(Reach, WithEveryLayerAProgramCannotTakeTheDescriptorsOfKlaunchOrOfAnother
 // admits (klaunch is dumpable, and the program root) unless Landlock holds,
 // and on this kernel Landlock's ptrace restriction refuses mem and fd/N
 // (PTRACE_MODE_ATTACH) but not environ (PTRACE_MODE_READ).
-TEST_F(Reach, AProgramCannotReadKlaunchsEnvironmentMemoryOrDescriptorsThroughProc) {
+TEST_F(Reach,
+       AProgramCannotReadKlaunchsEnvironmentMemoryOrDescriptorsThroughProc) {
   for (const Layers& layers : {kWithoutLandlock, kEveryLayer}) {
     for (const std::string& bin : {static_bin_, dynamic_bin_}) {
       SCOPED_TRACE(std::string(layers.name) + ", " + bin);
@@ -359,7 +366,8 @@ TEST_F(Reach, WithoutLandlockAProgramCannotSignalKlaunch) {
     SCOPED_TRACE(method);
     ProcessResult r = Run(kWithoutLandlock,
                           {static_bin_, "signal", method, "parent", "KILL"});
-    EXPECT_EQ(r.signal, 0) << "klaunch was killed by " << method << "\n" << Show(r);
+    EXPECT_EQ(r.signal, 0) << "klaunch was killed by " << method << "\n"
+                           << Show(r);
     EXPECT_EQ(r.exit_code, 0) << Show(r);
     EXPECT_THAT(r.err, HasSubstr("klaunch: layers:")) << Show(r);
   }
@@ -377,8 +385,9 @@ TEST_F(Reach, WithoutLandlockAProgramCannotSignalAProcessOutsideTheRun) {
     ASSERT_THAT(r.out, HasSubstr(std::string("signal ") + method + ": "))
         << Show(r);
     const int now = Usr1Received(victim);
-    EXPECT_EQ(now, received) << "the victim got the signal sent by " << method
-                             << "\n" << Record(victim) << Show(r);
+    EXPECT_EQ(now, received)
+        << "the victim got the signal sent by " << method << "\n"
+        << Record(victim) << Show(r);
     received = now;
   }
 }
@@ -386,16 +395,18 @@ TEST_F(Reach, WithoutLandlockAProgramCannotSignalAProcessOutsideTheRun) {
 // With every layer the kernel has: Landlock's signal scope (ABI 6+) or,
 // below it, the supervisor (the filter sends every signal there) refuses
 // each of them, klaunch and the victim both being outside the run.
-TEST_F(Reach, WithEveryLayerAProgramCannotSignalKlaunchOrAProcessOutsideTheRun) {
+TEST_F(Reach,
+       WithEveryLayerAProgramCannotSignalKlaunchOrAProcessOutsideTheRun) {
   const pid_t victim = StartVictim();
   for (const char* method : kSignalMethods) {
     SCOPED_TRACE(method);
     ProcessResult r =
         Run(kEveryLayer, {static_bin_, "signal", method, "parent", "KILL"});
-    EXPECT_EQ(r.signal, 0) << "klaunch was killed by " << method << "\n" << Show(r);
+    EXPECT_EQ(r.signal, 0) << "klaunch was killed by " << method << "\n"
+                           << Show(r);
     EXPECT_THAT(r.err, HasSubstr("klaunch: layers:")) << Show(r);
-    r = Run(kEveryLayer, {static_bin_, "signal", method,
-                          std::to_string(victim), "USR1"});
+    r = Run(kEveryLayer,
+            {static_bin_, "signal", method, std::to_string(victim), "USR1"});
     ASSERT_THAT(r.out, HasSubstr(std::string("signal ") + method + ": "))
         << Show(r);
     EXPECT_EQ(Usr1Received(victim), 0) << Record(victim) << Show(r);
@@ -427,7 +438,8 @@ TEST_F(Reach, AProgramCannotLowerKlaunchsLimits) {
     std::string soft, hard;
     words >> soft >> hard;
     EXPECT_EQ(soft, std::to_string(mine.rlim_cur))
-        << "klaunch's limit was changed: " << line << "\n" << seen_;
+        << "klaunch's limit was changed: " << line << "\n"
+        << seen_;
     EXPECT_EQ(hard, mine.rlim_max == RLIM_INFINITY
                         ? "unlimited"
                         : std::to_string(mine.rlim_max))
@@ -448,11 +460,13 @@ TEST_F(Reach, AProgramCannotReniceAProcessOutsideTheRun) {
     const int before = getpriority(PRIO_PROCESS, victim);
     ASSERT_EQ(errno, 0);
     ASSERT_NE(before, 19);
-    ProcessResult r = Run(layers, {static_bin_, "nice", std::to_string(victim)});
+    ProcessResult r =
+        Run(layers, {static_bin_, "nice", std::to_string(victim)});
     ASSERT_THAT(r.out, HasSubstr("nice: ")) << Show(r);
     errno = 0;
     EXPECT_EQ(getpriority(PRIO_PROCESS, victim), before)
-        << "the victim was reniced\n" << Show(r);
+        << "the victim was reniced\n"
+        << Show(r);
   }
 }
 
@@ -475,7 +489,8 @@ TEST_F(Reach, AProgramCannotPinAProcessOutsideTheRunToOneCpu) {
     ASSERT_EQ(sched_getaffinity(victim, sizeof(after), &after), 0);
     EXPECT_TRUE(CPU_EQUAL(&before, &after))
         << "the victim's CPUs went from " << CPU_COUNT(&before) << " to "
-        << CPU_COUNT(&after) << "\n" << Show(r);
+        << CPU_COUNT(&after) << "\n"
+        << Show(r);
   }
 }
 
@@ -496,9 +511,8 @@ TEST_F(Reach, AProgramCannotReadKlaunchsMemoryOrTraceIt) {
   // klaunch is not dumpable, so only root reads its maps: it runs without
   // randomisation, where a position-independent executable's first
   // mapping (readable: its ELF header) is where cat's is when run so.
-  const ProcessResult fixed =
-      RunProcess({"/usr/bin/setarch", "x86_64", "-R", "/bin/cat",
-                  "/proc/self/maps"});
+  const ProcessResult fixed = RunProcess(
+      {"/usr/bin/setarch", "x86_64", "-R", "/bin/cat", "/proc/self/maps"});
   ASSERT_EQ(fixed.exit_code, 0) << Show(fixed);
   const std::string first = fixed.out.substr(0, fixed.out.find('-'));
   for (const Layers& layers : {kWithoutLandlock, kEveryLayer}) {
@@ -540,8 +554,8 @@ class GroupSignals : public Reach,
 
 TEST_P(GroupSignals, ASignalToEveryProcessOrToTheGroupReachesOnlyTheRun) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root for a pid namespace";
-  if (RunProcess({"/usr/bin/unshare", "--pid", "--fork", "--mount-proc",
-                  "/bin/true"})
+  if (RunProcess(
+          {"/usr/bin/unshare", "--pid", "--fork", "--mount-proc", "/bin/true"})
           .exit_code != 0) {
     GTEST_SKIP() << "no pid namespace here";
   }
@@ -554,19 +568,20 @@ TEST_P(GroupSignals, ASignalToEveryProcessOrToTheGroupReachesOnlyTheRun) {
   // The shell (the namespace's init) starts the victim in its own process
   // group, which klaunch then shares, and asks it afterwards whether a
   // SIGUSR1 came: SIGUSR2 makes it write its record.
-  const std::string script =
-      "'" + static_bin_ + "' victim '" + record + "' & v=$!\n"
-      "while ! grep -q ready '" + record + "' 2>/dev/null; do sleep 0.05; done\n"
-      + klaunch + "; echo klaunch-exit=$?\n"
-      "kill -USR2 $v; sleep 0.3; kill -KILL $v\n";
+  const std::string script = "'" + static_bin_ + "' victim '" + record +
+                             "' & v=$!\n"
+                             "while ! grep -q ready '" +
+                             record + "' 2>/dev/null; do sleep 0.05; done\n" +
+                             klaunch +
+                             "; echo klaunch-exit=$?\n"
+                             "kill -USR2 $v; sleep 0.3; kill -KILL $v\n";
   ProcessOptions o;
   o.cwd = ws();
   o.env = Env();
   o.timeout_seconds = 60;
-  ProcessResult r = RunProcess(
-      {"/usr/bin/unshare", "--pid", "--fork", "--mount-proc", "/bin/sh", "-c",
-       script},
-      o);
+  ProcessResult r = RunProcess({"/usr/bin/unshare", "--pid", "--fork",
+                                "--mount-proc", "/bin/sh", "-c", script},
+                               o);
   // klaunch survived to sum up: CMD exited 0 (kill(-1) spares the
   // caller) or of its own SIGUSR1 (kill(0) does not).
   EXPECT_THAT(r.out, HasSubstr(std::string(GetParam()) == "spread"
@@ -577,7 +592,8 @@ TEST_P(GroupSignals, ASignalToEveryProcessOrToTheGroupReachesOnlyTheRun) {
   const std::string got = ReadFile(record);
   EXPECT_THAT(got, HasSubstr("signal 12 ")) << "the victim answered";
   EXPECT_THAT(got, Not(HasSubstr("signal 10 ")))
-      << "a process outside the run got the run's SIGUSR1\n" << got << Show(r);
+      << "a process outside the run got the run's SIGUSR1\n"
+      << got << Show(r);
 }
 
 INSTANTIATE_TEST_SUITE_P(KillOf, GroupSignals,

@@ -34,8 +34,8 @@ inline void BuildProgram(const std::string& source, const std::string& out,
                          bool link_static,
                          const std::vector<std::string>& extra = {}) {
   const std::string src = RequiredEnv("KLAUNCH_TEST_PROGRAMS") + "/" + source;
-  std::vector<std::string> argv = {"/usr/bin/gcc", "-O1", "-pthread", "-o",
-                                   out, src};
+  std::vector<std::string> argv = {"/usr/bin/gcc", "-O1", "-pthread",
+                                   "-o",           out,   src};
   argv.insert(argv.end(), extra.begin(), extra.end());
   if (link_static) {
     argv.insert(argv.begin() + 2, {"-static", "-no-pie"});
@@ -57,7 +57,8 @@ class UdpReceiver {
     // Room for many datagrams, so none is lost while the test looks away.
     int size = 4 << 20;
     setsockopt(fd_, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size));
-    ok_ = fd_ >= 0 && bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0;
+    ok_ =
+        fd_ >= 0 && bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0;
     socklen_t len = sizeof(a);
     if (ok_) getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
     port_ = ntohs(a.sin_port);

@@ -24,8 +24,8 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <sys/xattr.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -79,15 +79,19 @@ class AttackTag : public ::testing::Test {
   // are read roots (ro is read-only), ROOT/outside is in no root; denied:
   // the probe and the ledger in the workspace, the secret in ro.
   void UsePolicy(const std::string& network) {
-    run_.SetPolicy("extends = \"read-only\"\n"
-                   "[filesystem]\n"
-                   "workspace_writable = true\n"
-                   "read = [\"" + bin_->Path("bin") + "\", \"" +
-                   run_.Path("ro") + "\"]\n"
-                   "deny = [\"" + probe_ + "\", \"" + ledger_ + "\", \"" +
-                   secret_ + "\"]\n"
-                   "[network]\n"
-                   "allow = [" + network + "]\n");
+    run_.SetPolicy(
+        "extends = \"read-only\"\n"
+        "[filesystem]\n"
+        "workspace_writable = true\n"
+        "read = [\"" +
+        bin_->Path("bin") + "\", \"" + run_.Path("ro") +
+        "\"]\n"
+        "deny = [\"" +
+        probe_ + "\", \"" + ledger_ + "\", \"" + secret_ +
+        "\"]\n"
+        "[network]\n"
+        "allow = [" +
+        network + "]\n");
   }
 
   // The attacker's `tag` mode: the cookie found, then OP ARGS tagged.
@@ -149,7 +153,8 @@ TEST_F(AttackTag, AForgedTagCannotChangeTheTimesOfAFileOutsideEveryRoot) {
 
 // setxattr and lsetxattr of a user.* attribute on a file outside the write
 // roots. Landlock has no right for xattrs.
-TEST_F(AttackTag, AForgedTagCannotSetAnExtendedAttributeOnAFileOutsideTheWriteRoots) {
+TEST_F(AttackTag,
+       AForgedTagCannotSetAnExtendedAttributeOnAFileOutsideTheWriteRoots) {
   // The filesystem must take user xattrs at all, or nothing is shown.
   const std::string scratch = run_.Write("scratch.txt", "");
   if (setxattr(scratch.c_str(), kXattr, "x", 1, 0) != 0) {
@@ -161,7 +166,8 @@ TEST_F(AttackTag, AForgedTagCannotSetAnExtendedAttributeOnAFileOutsideTheWriteRo
   const ssize_t n = getxattr(outside_.c_str(), kXattr, value, sizeof(value));
   EXPECT_LT(n, 0) << "the attribute was set: '"
                   << std::string(value, n > 0 ? static_cast<size_t>(n) : 0)
-                  << "'\n" << Show(r);
+                  << "'\n"
+                  << Show(r);
 }
 
 // /proc/PID/environ of a process outside the run, of the same user: the
@@ -184,8 +190,8 @@ TEST_F(AttackTag, AForgedTagCannotReadTheEnvironmentOfAProcessOutsideTheRun) {
   // Its environment is the one given once /proc shows sleep's.
   const std::string environ_path =
       "/proc/" + std::to_string(outside) + "/environ";
-  for (int i = 0; i < 200 && ReadFile(environ_path).find(kEnvSecret) ==
-                                 std::string::npos;
+  for (int i = 0;
+       i < 200 && ReadFile(environ_path).find(kEnvSecret) == std::string::npos;
        ++i) {
     usleep(10000);
   }
@@ -201,7 +207,8 @@ TEST_F(AttackTag, AForgedTagCannotReadTheEnvironmentOfAProcessOutsideTheRun) {
 // restrict connecting to a named socket.
 TEST_F(AttackTag, AForgedTagCannotConnectToAUnixSocketOutsideEveryRoot) {
   const std::string path = run_.Path("outside/s.sock");
-  const int srv = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  const int srv =
+      socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   sockaddr_un un{};
   un.sun_family = AF_UNIX;
   std::snprintf(un.sun_path, sizeof(un.sun_path), "%s", path.c_str());
@@ -227,7 +234,8 @@ TEST_F(AttackTag, AForgedTagCannotConnectToAUnixSocketOutsideEveryRoot) {
 // tagged or not.
 TEST_F(AttackTag, AForgedTagCannotConnectToAnAbstractUnixSocketOutsideTheRun) {
   const std::string name = "klaunch-attack-tag-" + std::to_string(getpid());
-  const int srv = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  const int srv =
+      socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   sockaddr_un un{};
   un.sun_family = AF_UNIX;
   std::memcpy(un.sun_path + 1, name.data(), name.size());

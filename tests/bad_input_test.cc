@@ -68,7 +68,8 @@ TEST(BadPolicy, AnEmptyFileStartsNothing) {
 TEST(BadPolicy, BytesThatAreNotUtf8AreNamedByLineAndColumn) {
   TempDir dir;
   ExpectRefusedPolicy(
-      dir, dir.Write("p.toml", "version = 1\n[filesystem]\nread = [\"/a\xff\"]\n"),
+      dir,
+      dir.Write("p.toml", "version = 1\n[filesystem]\nread = [\"/a\xff\"]\n"),
       dir.Path("p.toml") + ":3:");
 }
 
@@ -93,8 +94,7 @@ TEST(BadPolicy, AMillionRulesAreRefused) {
   TempDir dir;
   std::string text = "[filesystem]\nread = [";
   for (int i = 0; i < 1000000; ++i) text += "\"/a\",";
-  ExpectRefusedPolicy(dir, dir.Write("p.toml", text + "]\n"),
-                      "over the limit");
+  ExpectRefusedPolicy(dir, dir.Write("p.toml", text + "]\n"), "over the limit");
   // Under the byte limit, the entry limit names the list.
   text = "[filesystem]\nread = [";
   for (int i = 0; i < 200000; ++i) text += "\"/a\",";
@@ -105,7 +105,8 @@ TEST(BadPolicy, AMillionRulesAreRefused) {
 TEST(BadPolicy, TooManyGlobsForTheMatcherNameTheFile) {
   TempDir dir;
   std::string text = "[filesystem]\nread = [";
-  for (int i = 0; i < 60000; ++i) text += "\"/t/**/*" + std::to_string(i) + "*\",";
+  for (int i = 0; i < 60000; ++i)
+    text += "\"/t/**/*" + std::to_string(i) + "*\",";
   ExpectRefusedPolicy(dir, dir.Write("p.toml", text + "]\n"),
                       dir.Path("p.toml") + ": the 60");
 }
@@ -115,11 +116,11 @@ TEST(BadPolicy, ASymlinkLoopAsThePolicyOrInARuleStartsNothing) {
   ASSERT_EQ(symlink("b", dir.Path("a").c_str()), 0);
   ASSERT_EQ(symlink("a", dir.Path("b").c_str()), 0);
   ExpectRefusedPolicy(dir, dir.Path("a"), "Too many levels of symbolic links");
-  ExpectRefusedPolicy(
-      dir,
-      dir.Write("p.toml", "[filesystem]\ndeny = [\"" + dir.Path("a/x") + "\"]\n"),
-      "p.toml:2:9: filesystem.deny[0]: " + dir.Path("a/x") +
-          " is a symlink loop");
+  ExpectRefusedPolicy(dir,
+                      dir.Write("p.toml", "[filesystem]\ndeny = [\"" +
+                                              dir.Path("a/x") + "\"]\n"),
+                      "p.toml:2:9: filesystem.deny[0]: " + dir.Path("a/x") +
+                          " is a symlink loop");
 }
 
 // --- the audit log --------------------------------------------------------
@@ -127,8 +128,7 @@ TEST(BadPolicy, ASymlinkLoopAsThePolicyOrInARuleStartsNothing) {
 // A small tmpfs at `path`, mounted for one test; root only.
 class SmallDisk {
  public:
-  SmallDisk(const std::string& path, const std::string& options)
-      : path_(path) {
+  SmallDisk(const std::string& path, const std::string& options) : path_(path) {
     RunProcess({"/bin/mkdir", "-p", path});
     mounted_ = mount("tmpfs", path.c_str(), "tmpfs", 0, options.c_str()) == 0;
   }
@@ -142,8 +142,8 @@ class SmallDisk {
   bool mounted_ = false;
 };
 
-#define REQUIRE_MOUNT(disk)                                              \
-  if (!(disk).mounted()) {                                               \
+#define REQUIRE_MOUNT(disk)                                                \
+  if (!(disk).mounted()) {                                                 \
     GTEST_SKIP() << "mounting a small tmpfs needs root (CI runs as root)"; \
   }
 
@@ -158,16 +158,16 @@ TEST(BadLog, AnUnwritableLogStartsNothing) {
   args.insert(args.end(), kMarkRan.begin(), kMarkRan.end());
   ProcessResult r = Klaunch(dir, args);
   EXPECT_EQ(r.exit_code, 125);
-  EXPECT_THAT(r.err, HasSubstr("cannot write the audit log " +
-                               dir.Path("ro/a.jsonl") +
-                               ": Read-only file system"));
+  EXPECT_THAT(r.err,
+              HasSubstr("cannot write the audit log " + dir.Path("ro/a.jsonl") +
+                        ": Read-only file system"));
   EXPECT_FALSE(Exists(dir.Path("ws/ran")));
 
   // The default log's state directory, likewise.
   r = Klaunch(dir, kMarkRan, {"XDG_STATE_HOME=" + dir.Path("ro")});
   EXPECT_EQ(r.exit_code, 125);
-  EXPECT_THAT(r.err, HasSubstr("cannot create the state directory " +
-                               dir.Path("ro")));
+  EXPECT_THAT(r.err,
+              HasSubstr("cannot create the state directory " + dir.Path("ro")));
   EXPECT_FALSE(Exists(dir.Path("ws/ran")));
 }
 
@@ -204,12 +204,12 @@ TEST(BadLog, ADiskThatFillsDuringTheRunIsSaidAndTheOutputIsKept) {
       "i=$((i+1)); done; "
       "echo OUTPUT-INTACT; exit $0";
   for (const char* status : {"0", "3"}) {
-    ProcessResult r = Klaunch(
-        dir, {"--log", log, "--", "/bin/sh", "-c", script, status});
+    ProcessResult r =
+        Klaunch(dir, {"--log", log, "--", "/bin/sh", "-c", script, status});
     EXPECT_EQ(r.out, "OUTPUT-INTACT\n");
-    EXPECT_THAT(r.err, AllOf(HasSubstr("the audit log " + log +
-                                       " is incomplete"),
-                             HasSubstr("No space left on device")));
+    EXPECT_THAT(r.err,
+                AllOf(HasSubstr("the audit log " + log + " is incomplete"),
+                      HasSubstr("No space left on device")));
     EXPECT_EQ(r.exit_code, std::string(status) == "0" ? 125 : 3) << r.err;
     RunProcess({"/bin/rm", "-f", dir.Path("ws/fill")});
   }

@@ -8,9 +8,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <limits.h>
-#include <stddef.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -20,7 +20,6 @@
 #include <unistd.h>
 
 #include <fstream>
-
 #include <sstream>
 #include <string>
 #include <vector>
@@ -354,8 +353,8 @@ TEST(Doctor, SettingsPrintsTheTableOfEverySetting) {
   const std::string klaunch = RequiredEnv("KLAUNCH_BIN");
   ProcessResult r = RunProcess({klaunch, "doctor", "--settings"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out.rfind("| the program tries to | stopped by | tried by |\n", 0),
-            0u)
+  EXPECT_EQ(
+      r.out.rfind("| the program tries to | stopped by | tried by |\n", 0), 0u)
       << r.out;
   EXPECT_THAT(r.out, HasSubstr("**ABI 0**: supervisor"));
 }

@@ -27,13 +27,26 @@ namespace {
 // Each call acts on names no other call touches, so that what one call
 // did natively changes no other's answer.
 const char* const kCalls[] = {
-    "mkdir:d",          "mkdir:f_keep",       "mkdir:new_dir",
-    "mkdir:missing/sub", "unlink:missing",    "unlink:f_unlink",
-    "rmdir:missing",    "rmdir:e",            "rename:missing:y",
-    "rename:f_rename:y", "link:missing:z",    "link:f_link:f_keep",
-    "create:d",         "append:d",           "rdwr:d",
-    "append:missing",   "create:new_file",    "mkdir:secret",
-    "unlink:secret/missing", "mkdir:secret/x",
+    "mkdir:d",
+    "mkdir:f_keep",
+    "mkdir:new_dir",
+    "mkdir:missing/sub",
+    "unlink:missing",
+    "unlink:f_unlink",
+    "rmdir:missing",
+    "rmdir:e",
+    "rename:missing:y",
+    "rename:f_rename:y",
+    "link:missing:z",
+    "link:f_link:f_keep",
+    "create:d",
+    "append:d",
+    "rdwr:d",
+    "append:missing",
+    "create:new_file",
+    "mkdir:secret",
+    "unlink:secret/missing",
+    "mkdir:secret/x",
 };
 
 // Makes the tree in `dir`.
@@ -102,20 +115,19 @@ TEST(Errno, ARefusedCallAnswersWhatTheKernelWouldWhereItFailsNatively) {
     const std::string dir = k.Path(std::string("sandboxed-") + binary);
     MakeTree(dir);
     // read-only: /tmp, where the tree is, is no write root there.
-    k.SetPolicy("extends = \"read-only\"\n[filesystem]\nread = [\"" +
-                dir + "\"]\ndeny = [\"" + dir + "/secret\"]\n");
+    k.SetPolicy("extends = \"read-only\"\n[filesystem]\nread = [\"" + dir +
+                "\"]\ndeny = [\"" + dir + "/secret\"]\n");
     std::vector<std::string> cmd = {k.Path(std::string("ws/") + binary)};
     for (const std::string& a : Args(dir)) cmd.push_back(a);
     ProcessResult r = k.Run(cmd);
     ASSERT_EQ(r.exit_code, 0) << binary << Show(r);
     const auto got = Answers(r.out, dir);
     for (const auto& [call, native_answer] : kernel) {
-      std::string want = native_answer == "ok" ? strerror(EACCES)
-                                               : native_answer;
+      std::string want =
+          native_answer == "ok" ? strerror(EACCES) : native_answer;
       if (call.find("secret") != std::string::npos) want = strerror(EACCES);
       EXPECT_EQ(got.count(call) ? got.at(call) : "(no answer)", want)
-          << binary << ": " << call << " (natively: " << native_answer
-          << ")";
+          << binary << ": " << call << " (natively: " << native_answer << ")";
     }
   }
 }

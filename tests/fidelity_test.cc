@@ -36,7 +36,6 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-
 // One decision of a run, as compared: what was judged and what judged it.
 std::string Key(const std::string& line) {
   return Field(line, "access") + " " + Field(line, "target") + " [" +
@@ -62,13 +61,12 @@ class Fidelity : public ::testing::Test {
       RunProcess({"/bin/cp", programs + "/" + script, tools_->Path("bin")});
     }
     const std::string src = programs + "/toucher.c";
-    build_error_ =
-        RunProcess({"/usr/bin/gcc", "-O1", "-static", "-no-pie", "-o",
-                    tools_->Path("bin/toucher-static"), src})
-            .err +
-        RunProcess({"/usr/bin/gcc", "-O1", "-o", tools_->Path("bin/toucher"),
-                    src})
-            .err;
+    build_error_ = RunProcess({"/usr/bin/gcc", "-O1", "-static", "-no-pie",
+                               "-o", tools_->Path("bin/toucher-static"), src})
+                       .err +
+                   RunProcess({"/usr/bin/gcc", "-O1", "-o",
+                               tools_->Path("bin/toucher"), src})
+                       .err;
   }
   static void TearDownTestSuite() {
     delete tools_;
@@ -90,12 +88,12 @@ class Fidelity : public ::testing::Test {
   // A policy that opens nothing outside the workspace but the system's
   // read roots and bin/, denies secrets inside and outside it, and `rm`.
   std::string Closed() const {
-    return dir_.Write(
-        "closed.toml",
-        "extends = \"read-only\"\n[filesystem]\nworkspace = \"" + ws() +
-            "\"\nworkspace_writable = true\nread = [\"" + tools_->Path("bin") +
-            "\"]\ndeny = [\"" + home() + "/.ssh\", \"**/.env\", \"" + ws() +
-            "/private\"]\n[commands]\ndeny = [\"rm *\"]\n");
+    return dir_.Write("closed.toml",
+                      "extends = \"read-only\"\n[filesystem]\nworkspace = \"" +
+                          ws() + "\"\nworkspace_writable = true\nread = [\"" +
+                          tools_->Path("bin") + "\"]\ndeny = [\"" + home() +
+                          "/.ssh\", \"**/.env\", \"" + ws() +
+                          "/private\"]\n[commands]\ndeny = [\"rm *\"]\n");
   }
 
   // The world every run starts from, made again before each run.
@@ -104,9 +102,8 @@ class Fidelity : public ::testing::Test {
     for (const char* f :
          {"ws/notes.txt", "ws/.env", "ws/sub/.env", "ws/key.pem",
           "ws/private/secret", "ws/victim", "home/.ssh/id_rsa",
-          "home/.aws/credentials", "home/.npmrc",
-          "outside/outside.txt", "outside/victim", "outside/dir/a",
-          "outside/moved"}) {
+          "home/.aws/credentials", "home/.npmrc", "outside/outside.txt",
+          "outside/victim", "outside/dir/a", "outside/moved"}) {
       dir_.Write(f, std::string("SECRET of ") + f + "\n");
     }
     // Read by `git config --file`, so in git's config syntax.
@@ -161,10 +158,13 @@ class Fidelity : public ::testing::Test {
     ASSERT_THAT(audited.result.err, Not(HasSubstr("[run_process: killed")));
     EXPECT_EQ(audited.result.exit_code, 0) << Show(audited.result);
     EXPECT_EQ(Diff(enforced.Set(), audited.Set()), "")
-        << "enforce log:\n" << enforced.log << "audit log:\n" << audited.log;
+        << "enforce log:\n"
+        << enforced.log << "audit log:\n"
+        << audited.log;
     for (const std::string& e : expected) {
       bool found = false;
-      for (const std::string& k : enforced.keys) found |= k.rfind(e + " [", 0) == 0;
+      for (const std::string& k : enforced.keys)
+        found |= k.rfind(e + " [", 0) == 0;
       EXPECT_TRUE(found) << "no refusal of " << e << "\n" << enforced.log;
     }
   }
@@ -173,10 +173,12 @@ class Fidelity : public ::testing::Test {
                           const std::set<std::string>& audited) {
     std::string out;
     for (const std::string& k : enforced) {
-      if (!audited.count(k)) out += "  refused, not recorded by the dry run: " + k + "\n";
+      if (!audited.count(k))
+        out += "  refused, not recorded by the dry run: " + k + "\n";
     }
     for (const std::string& k : audited) {
-      if (!enforced.count(k)) out += "  recorded by the dry run, not refused: " + k + "\n";
+      if (!enforced.count(k))
+        out += "  recorded by the dry run, not refused: " + k + "\n";
     }
     return out;
   }
@@ -197,10 +199,11 @@ TEST_F(Fidelity, APythonScriptThatIgnoresItsErrorsIsJudgedAlikeInBothModes) {
       Closed(),
       {"/usr/bin/python3", Bin("touch_paths.py"), root(),
        std::to_string(listener_.port())},
-      {"read " + ws() + "/.env", "read " + ws() + "/private", "read /etc/shadow",
-       "read " + outside() + "/outside.txt", "stat " + home() + "/.ssh/id_rsa",
-       "write " + outside() + "/made.txt", "write " + outside() + "/victim",
-       "write " + outside() + "/link", "write " + ws() + "/private/newdir",
+      {"read " + ws() + "/.env", "read " + ws() + "/private",
+       "read /etc/shadow", "read " + outside() + "/outside.txt",
+       "stat " + home() + "/.ssh/id_rsa", "write " + outside() + "/made.txt",
+       "write " + outside() + "/victim", "write " + outside() + "/link",
+       "write " + ws() + "/private/newdir",
        "connect 127.0.0.1:" + std::to_string(listener_.port()),
        "exec /usr/bin/rm"});
 }
@@ -230,40 +233,36 @@ TEST_F(Fidelity, AShellPipelineIsJudgedAlikeInBothModes) {
 TEST_F(Fidelity, AStaticAndADynamicBinaryMakingTheSameCallsAreJudgedAlike) {
   const std::string port = std::to_string(listener_.port());
   const std::vector<std::string> calls = {
-      "read:" + ws() + "/notes.txt",
-      "read:" + ws() + "/.env",
-      "read:" + ws() + "/private/secret",
-      "read:" + outside() + "/outside.txt",
-      "read:/etc/shadow",
-      "read:" + home() + "/.ssh/id_rsa",
-      "list:" + ws() + "/private",
-      "list:" + outside() + "/dir",
-      "stat:" + ws() + "/.env",
-      "append:" + ws() + "/notes.txt",
-      "append:" + outside() + "/outside.txt",
-      "create:" + outside() + "/made",
-      "create:" + ws() + "/private/made",
-      "create:" + ws() + "/made",
-      "mkdir:" + outside() + "/d",
-      "unlink:" + outside() + "/victim",
+      "read:" + ws() + "/notes.txt", "read:" + ws() + "/.env",
+      "read:" + ws() + "/private/secret", "read:" + outside() + "/outside.txt",
+      "read:/etc/shadow", "read:" + home() + "/.ssh/id_rsa",
+      "list:" + ws() + "/private", "list:" + outside() + "/dir",
+      "stat:" + ws() + "/.env", "append:" + ws() + "/notes.txt",
+      "append:" + outside() + "/outside.txt", "create:" + outside() + "/made",
+      "create:" + ws() + "/private/made", "create:" + ws() + "/made",
+      "mkdir:" + outside() + "/d", "unlink:" + outside() + "/victim",
       "rename:" + outside() + "/moved:" + ws() + "/moved",
       "rename:" + ws() + "/key.pem:" + ws() + "/private/k",
-      "link:" + ws() + "/private/secret:" + ws() + "/s",
-      "connect:" + port,
-      "exec:/bin/rm:" + ws() + "/victim",
-      "exec:/bin/true",
+      "link:" + ws() + "/private/secret:" + ws() + "/s", "connect:" + port,
+      "exec:/bin/rm:" + ws() + "/victim", "exec:/bin/true",
       // Last, since audit mode performs it: moving the workspace would move
       // the deny entry on private/ out from under it.
       "rename:" + ws() + ":" + root() + "/ws-moved"};
-  const std::vector<std::string> expected = {
-      "read " + ws() + "/.env",          "read " + ws() + "/private",
-      "read " + outside() + "/dir",      "read /etc/shadow",
-      "write " + outside() + "/made",    "write " + ws() + "/private/made",
-      "write " + outside() + "/d",       "write " + outside() + "/victim",
-      "write " + outside() + "/moved",   "write " + ws() + "/private/k",
-      "write " + root() + "/ws-moved",   "write " + ws(),
-      "link " + ws() + "/private/secret",
-      "connect 127.0.0.1:" + port,       "exec /usr/bin/rm"};
+  const std::vector<std::string> expected = {"read " + ws() + "/.env",
+                                             "read " + ws() + "/private",
+                                             "read " + outside() + "/dir",
+                                             "read /etc/shadow",
+                                             "write " + outside() + "/made",
+                                             "write " + ws() + "/private/made",
+                                             "write " + outside() + "/d",
+                                             "write " + outside() + "/victim",
+                                             "write " + outside() + "/moved",
+                                             "write " + ws() + "/private/k",
+                                             "write " + root() + "/ws-moved",
+                                             "write " + ws(),
+                                             "link " + ws() + "/private/secret",
+                                             "connect 127.0.0.1:" + port,
+                                             "exec /usr/bin/rm"};
   // The static one is judged by the supervisor alone, the dynamic one by
   // the shim (its `stat` included: see stress_test.cc for the static's).
   for (const char* bin : {"toucher-static", "toucher"}) {
@@ -333,7 +332,8 @@ TEST_F(Fidelity, EachPolicyExamplesWorkloadsAreJudgedAlikeInBothModes) {
        // python3 stays offline.
        {"/bin/sh", "-c",
         "git status --short; git -c 'alias.x=!true; true' x; "
-        "python3 -c 'import socket; socket.socket().connect_ex((\"127.0.0.1\", " +
+        "python3 -c 'import socket; "
+        "socket.socket().connect_ex((\"127.0.0.1\", " +
             port + "))'; true"},
        {"exec /usr/bin/sh", "connect 127.0.0.1:" + port}},
       {"git-https.toml",
@@ -368,8 +368,10 @@ TEST_F(Fidelity, AuditEverythingEnforcedRefusesTheCommandItselfFirst) {
   std::string text = ReadFile(dir + "/audit-everything.toml");
   const size_t at = text.find("mode = \"audit\"");
   ASSERT_NE(at, std::string::npos);
-  text.replace(at, std::string("mode = \"audit\"").size(), "mode = \"enforce\"");
-  const std::string enforcing = dir_.Write("audit-everything-enforced.toml", text);
+  text.replace(at, std::string("mode = \"audit\"").size(),
+               "mode = \"enforce\"");
+  const std::string enforcing =
+      dir_.Write("audit-everything-enforced.toml", text);
   const std::vector<std::string> cmd = {"/bin/sh", "-c",
                                         "read l < /etc/shadow; true"};
   const Decisions enforced = Run(enforcing, cmd, false);
@@ -381,8 +383,11 @@ TEST_F(Fidelity, AuditEverythingEnforcedRefusesTheCommandItselfFirst) {
   o.env = std::vector<std::string>{"PATH=/usr/bin:/bin", "LANG=C.UTF-8",
                                    "HOME=" + home(),
                                    "XDG_STATE_HOME=" + dir_.Path("state")};
-  std::vector<std::string> argv = {RequiredEnv("KLAUNCH_BIN"), "--policy",
-                                   dir + "/audit-everything.toml", "--log", log,
+  std::vector<std::string> argv = {RequiredEnv("KLAUNCH_BIN"),
+                                   "--policy",
+                                   dir + "/audit-everything.toml",
+                                   "--log",
+                                   log,
                                    "--"};
   argv.insert(argv.end(), cmd.begin(), cmd.end());
   ProcessResult dry = RunProcess(argv, o);
@@ -396,7 +401,8 @@ TEST_F(Fidelity, AuditEverythingEnforcedRefusesTheCommandItselfFirst) {
   ASSERT_EQ(enforced.keys.size(), 1u) << enforced.log;
   ASSERT_FALSE(audited.empty());
   EXPECT_EQ(enforced.keys[0], audited[0]);
-  EXPECT_THAT(enforced.keys[0], HasSubstr("exec /usr/bin/sh [commands.unlisted"));
+  EXPECT_THAT(enforced.keys[0],
+              HasSubstr("exec /usr/bin/sh [commands.unlisted"));
   // What only the dry run saw: the program's own refusal.
   EXPECT_THAT(audited, ::testing::Contains(HasSubstr("read /etc/shadow [")));
 }

@@ -25,7 +25,8 @@ TEST(Install, AKlaunchInstalledIntoADestdirRunsFromThereWithItsOwnShim) {
                   dest.path(), "--no-rebuild", "--quiet"});
   ASSERT_EQ(install.exit_code, 0) << Show(install);
   const std::string root = dest.path() + RequiredEnv("KLAUNCH_PREFIX");
-  const std::string klaunch = root + "/" + RequiredEnv("KLAUNCH_BINDIR") + "/klaunch";
+  const std::string klaunch =
+      root + "/" + RequiredEnv("KLAUNCH_BINDIR") + "/klaunch";
   const std::string data = root + "/" + RequiredEnv("KLAUNCH_DATADIR");
   const std::string man = root + "/" + RequiredEnv("KLAUNCH_MANDIR");
   ASSERT_TRUE(Exists(klaunch)) << klaunch;
@@ -38,17 +39,16 @@ TEST(Install, AKlaunchInstalledIntoADestdirRunsFromThereWithItsOwnShim) {
   EXPECT_EQ(run.exit_code, 0) << Show(run);
   EXPECT_EQ(run.out, "installed\n");
   ProcessResult doctor = RunProcess({klaunch, "doctor", "--json"}, o);
-  EXPECT_THAT(doctor.out, HasSubstr("\"path\":\"" + root + "/"))
-      << doctor.out;
+  EXPECT_THAT(doctor.out, HasSubstr("\"path\":\"" + root + "/")) << doctor.out;
   EXPECT_THAT(doctor.out, HasSubstr("/klaunch/libklaunch-shim.so\""));
 
   for (const std::string& page :
        {man + "/man1/klaunch.1", man + "/man5/klaunch.toml.5"}) {
     ASSERT_TRUE(Exists(page)) << page;
     if (!Exists("/usr/bin/groff")) continue;
-    ProcessResult render = RunProcess(
-        {"/usr/bin/env", "LC_ALL=C", "/usr/bin/groff", "-man", "-Tutf8", "-ww",
-         "-z", page});
+    ProcessResult render =
+        RunProcess({"/usr/bin/env", "LC_ALL=C", "/usr/bin/groff", "-man",
+                    "-Tutf8", "-ww", "-z", page});
     EXPECT_EQ(render.exit_code, 0) << Show(render);
     EXPECT_EQ(render.err, "") << page;
   }
@@ -56,7 +56,8 @@ TEST(Install, AKlaunchInstalledIntoADestdirRunsFromThereWithItsOwnShim) {
       << "the page is not made from docs/klaunch.md";
   EXPECT_TRUE(Exists(data + "/bash-completion/completions/klaunch"));
   EXPECT_TRUE(Exists(data + "/zsh/site-functions/_klaunch"));
-  const std::string example = data + "/klaunch/policy-examples/python-agent.toml";
+  const std::string example =
+      data + "/klaunch/policy-examples/python-agent.toml";
   ASSERT_TRUE(Exists(example));
   ProcessResult check = RunProcess({klaunch, "check", example}, o);
   EXPECT_EQ(check.exit_code, 0) << Show(check);

@@ -3,13 +3,12 @@
 // one (CI's), it binds the journal's socket itself and reads what
 // libsystemd sends, in the journal's native protocol.
 
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 #include <cstring>
 #include <map>
@@ -50,7 +49,8 @@ TEST(Journal, EveryRecordOfTheRunReachesTheJournalWithItsFields) {
   if (geteuid() != 0) GTEST_SKIP() << "binding the journal's socket needs root";
   struct stat st;
   if (stat(kSocket, &st) == 0) {
-    GTEST_SKIP() << "a journald runs here; the test plays one only where none does";
+    GTEST_SKIP()
+        << "a journald runs here; the test plays one only where none does";
   }
   const bool made_dir = stat("/run/systemd/journal", &st) != 0;
   RunProcess({"/bin/mkdir", "-p", "/run/systemd/journal"});

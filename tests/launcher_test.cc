@@ -1,12 +1,12 @@
 // The real klaunch binary running real programs: exit statuses, signals,
 // orphans, the environment, audit against enforce, suggest, the examples.
 
+#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <sys/wait.h>
-#include <fcntl.h>
 #include <sys/file.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -64,7 +64,8 @@ int CountLines(const std::string& path) {
   std::ifstream in(path);
   int n = 0;
   for (std::string line; std::getline(in, line);) {
-    n += !line.empty() && line.find("\"verdict\":\"info\"") == std::string::npos;
+    n +=
+        !line.empty() && line.find("\"verdict\":\"info\"") == std::string::npos;
   }
   return n;
 }
@@ -106,7 +107,8 @@ TEST(Launcher, FailOnRefusalInAuditModeLatchesOnWhatWouldBeRefused) {
   EXPECT_THAT(r.err, HasSubstr("--fail-on-refusal: CMD exited 0, but 1 call "
                                "would have been refused (audit mode); "
                                "exiting 1"));
-  r = l.Run({"--audit", "--fail-on-refusal", "--", "/bin/cat", "/etc/hostname"});
+  r = l.Run(
+      {"--audit", "--fail-on-refusal", "--", "/bin/cat", "/etc/hostname"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
@@ -128,10 +130,9 @@ bool Alive(const std::string& file) {
 TEST(Launcher, ATimeoutEndsATreeThatIgnoresSigtermAndExits124) {
   Launcher l;
   const std::string pid = l.Path("pid");
-  ProcessResult r = l.Run({"--timeout", "1s", "--kill-after", "1s", "--",
-                           "/bin/sh", "-c",
-                           "trap '' TERM; sleep 60 & echo $! > " + pid +
-                               "; wait"});
+  ProcessResult r =
+      l.Run({"--timeout", "1s", "--kill-after", "1s", "--", "/bin/sh", "-c",
+             "trap '' TERM; sleep 60 & echo $! > " + pid + "; wait"});
   EXPECT_EQ(r.exit_code, 124) << r.err;
   EXPECT_THAT(r.err, HasSubstr("--timeout: 1 s passed; the whole tree got "
                                "SIGTERM, and 2 process(es) still running"));
@@ -143,18 +144,18 @@ TEST(Launcher, ATimeoutEndsATreeThatIgnoresSigtermAndExits124) {
 TEST(Launcher, ATimeoutEndsADoubleForkedDescendantHoldingTheOutputPipe) {
   Launcher l;
   const std::string pid = l.Path("pid");
-  ProcessResult r = l.Run(
-      {"--timeout", "1s", "--", "/bin/sh", "-c",
-       "setsid sh -c 'sleep 60 & echo $! > " + pid + "' & sleep 60"});
+  ProcessResult r =
+      l.Run({"--timeout", "1s", "--", "/bin/sh", "-c",
+             "setsid sh -c 'sleep 60 & echo $! > " + pid + "' & sleep 60"});
   EXPECT_EQ(r.exit_code, 124) << r.err;
   EXPECT_FALSE(Alive(pid)) << "the double-forked sleep outlived klaunch";
 }
 
 TEST(Launcher, AProgramThatEndsInTimeKeepsItsStatus) {
   Launcher l;
-  EXPECT_EQ(l.Run({"--timeout", "30s", "--", "/bin/sh", "-c", "exit 3"})
-                .exit_code,
-            3);
+  EXPECT_EQ(
+      l.Run({"--timeout", "30s", "--", "/bin/sh", "-c", "exit 3"}).exit_code,
+      3);
 }
 
 TEST(Launcher, AProgramKilledBySignalNGivesStatus128PlusN) {
@@ -167,12 +168,12 @@ TEST(Launcher, ABadPolicyIs125AndNeverStartsTheProgram) {
   Launcher l;
   const std::string bad = l.Write("bad.toml", "[filesystem]\nraed = []\n");
   const std::string marker = l.Path("ws/started");
-  ProcessResult r =
-      l.Run({"--policy", bad, "--", "/usr/bin/touch", marker});
+  ProcessResult r = l.Run({"--policy", bad, "--", "/usr/bin/touch", marker});
   EXPECT_EQ(r.exit_code, 125);
   EXPECT_THAT(r.err, HasSubstr("bad.toml:2:1: unknown key 'filesystem.raed'"));
   EXPECT_FALSE(Exists(marker));
-  ProcessResult missing = l.Run({"--policy", l.Path("nope.toml"), "--", "/usr/bin/touch", marker});
+  ProcessResult missing =
+      l.Run({"--policy", l.Path("nope.toml"), "--", "/usr/bin/touch", marker});
   EXPECT_EQ(missing.exit_code, 125);
   EXPECT_THAT(missing.err, HasSubstr("nope.toml: cannot open the policy"));
   EXPECT_FALSE(Exists(marker));
@@ -198,8 +199,8 @@ TEST(Launcher, AMissingProgramIs127AndAnUnexecutableOneIs126) {
 
 TEST(Launcher, AProgramThePolicyRefusesIs126WithTheReason) {
   Launcher l;
-  const std::string policy = l.Write(
-      "p.toml", "[commands]\nallow = [\"sh *\"]\n");
+  const std::string policy =
+      l.Write("p.toml", "[commands]\nallow = [\"sh *\"]\n");
   const std::string marker = l.Path("ws/ran");
   ProcessResult r = l.Run({"--policy", policy, "--", "/usr/bin/touch", marker});
   EXPECT_EQ(r.exit_code, 126);
@@ -230,7 +231,8 @@ TEST(Launcher, AnInstalledKlaunchFindsItsShimInTheLibraryDirectory) {
   const std::string lib = bin + "/" + RequiredEnv("KLAUNCH_SHIM_RELDIR");
   RunProcess({"/bin/mkdir", "-p", bin, lib});
   RunProcess({"/bin/cp", RequiredEnv("KLAUNCH_BIN"), bin + "/klaunch"});
-  RunProcess({"/bin/cp", RequiredEnv("KLAUNCH_SHIM"), lib + "/libklaunch-shim.so"});
+  RunProcess(
+      {"/bin/cp", RequiredEnv("KLAUNCH_SHIM"), lib + "/libklaunch-shim.so"});
   ProcessOptions o;
   o.cwd = l.ws();
   o.env = l.Env();
@@ -244,8 +246,8 @@ TEST(Launcher, AnInstalledKlaunchFindsItsShimInTheLibraryDirectory) {
 
 TEST(Launcher, TheEnvironmentHoldsOnlyWhatThePolicyKeepsOrSets) {
   Launcher l;
-  const std::string policy = l.Write(
-      "p.toml", "[env]\nset = { KL_SET = \"yes\" }\n");
+  const std::string policy =
+      l.Write("p.toml", "[env]\nset = { KL_SET = \"yes\" }\n");
   ProcessResult r = l.Run({"--policy", policy, "--", "/usr/bin/env"},
                           {"AWS_SECRET_ACCESS_KEY=leak", "TERM=xterm"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -263,9 +265,9 @@ TEST(Launcher, EveryKlaunchVariableCmdGetsIsOneTheShimContractNames) {
   Launcher l;
   const std::string policy =
       l.Write("p.toml", "extends = \"workspace-write\"\n");
-  ProcessResult r = l.Run({"--policy", policy, "--trace", "--verbose", "--",
-                           "/usr/bin/env"},
-                          {"KLAUNCH_FROM_OUTSIDE=1"});
+  ProcessResult r =
+      l.Run({"--policy", policy, "--trace", "--verbose", "--", "/usr/bin/env"},
+            {"KLAUNCH_FROM_OUTSIDE=1"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::set<std::string> named(std::begin(kShimVarNames),
                               std::end(kShimVarNames));
@@ -292,7 +294,8 @@ TEST(Launcher, ARefusalIsSummarisedWithTheAuditLogsPath) {
   EXPECT_THAT(r.out, Not(HasSubstr("s3cret")));
   EXPECT_THAT(r.err, HasSubstr("klaunch: 1 call refused (read 1)"));
   EXPECT_THAT(r.err, HasSubstr(secret));
-  EXPECT_THAT(r.err, HasSubstr("klaunch: audit log: " + l.Path("state/klaunch/runs/")));
+  EXPECT_THAT(
+      r.err, HasSubstr("klaunch: audit log: " + l.Path("state/klaunch/runs/")));
 }
 
 TEST(Launcher, QuietSaysNothingAndVerboseNamesEachRefusal) {
@@ -318,8 +321,9 @@ TEST(Launcher, TheProgramCannotReadOrForgeItsOwnAuditLog) {
   const std::string log = l.Path("ws/audit.jsonl");
   const std::string secret = l.Write("secret", "x\n");
   const std::string policy = l.Write("p.toml", kClosed);
-  ProcessResult r = l.Run({"--policy", policy, "--log", log, "--", "/bin/sh", "-c",
-                           "cat " + secret + "; echo forged >> " + log + "; cat " + log});
+  ProcessResult r =
+      l.Run({"--policy", policy, "--log", log, "--", "/bin/sh", "-c",
+             "cat " + secret + "; echo forged >> " + log + "; cat " + log});
   EXPECT_THAT(r.out, Not(HasSubstr("forged")));
   // The launcher's start record quotes the command; no line is the forgery.
   EXPECT_THAT(ReadFile(log), Not(HasSubstr("forged\n")));
@@ -359,10 +363,11 @@ TEST(Launcher, SignalsSentToKlaunchReachTheProgram) {
   o.cwd = l.ws();
   o.env = l.Env();
   AddLandlockCap(&*o.env);
-  std::vector<std::string> argv = {
-      RequiredEnv("KLAUNCH_BIN"), "--", "/bin/sh", "-c",
-      "trap 'echo TERM > " + marker + "; exit 7' TERM; echo ready; "
-      "while :; do sleep 0.05; done"};
+  std::vector<std::string> argv = {RequiredEnv("KLAUNCH_BIN"), "--", "/bin/sh",
+                                   "-c",
+                                   "trap 'echo TERM > " + marker +
+                                       "; exit 7' TERM; echo ready; "
+                                       "while :; do sleep 0.05; done"};
   // Start klaunch ourselves so we can signal it.
   int out[2];
   ASSERT_EQ(pipe(out), 0);
@@ -397,7 +402,8 @@ TEST(Launcher, DescendantsThatOutliveTheProgramAreEndedUnlessKept) {
   const std::string script =
       "(setsid sh -c 'echo $$ > " + pidfile +
       "; exec sleep 300 </dev/null >/dev/null 2>&1' &) ; "
-      "while [ ! -s " + pidfile + " ]; do sleep 0.02; done";
+      "while [ ! -s " +
+      pidfile + " ]; do sleep 0.02; done";
   ProcessResult r = l.Run({"--", "/bin/sh", "-c", script});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const pid_t orphan = std::stoi(ReadFile(pidfile));
@@ -413,17 +419,17 @@ TEST(Launcher, DescendantsThatOutliveTheProgramAreEndedUnlessKept) {
 
 TEST(Launcher, AuditModePerformsWhatEnforceRefusesAndLogsTheSameTargets) {
   Launcher l;
-  const std::string policy = l.Write(
-      "p.toml", std::string(kClosed) +
-                    "[commands]\nallow = [\"sh *\", \"cat *\"]\n");
+  const std::string policy =
+      l.Write("p.toml", std::string(kClosed) +
+                            "[commands]\nallow = [\"sh *\", \"cat *\"]\n");
   const std::string out_file = l.Path("outside.txt");
   const std::string secret = l.Write("secret", "x\n");
-  const std::string cmd = "cat " + secret + " > /dev/null; echo hi > " + out_file +
-                          "; /usr/bin/id -u > /dev/null; true";
+  const std::string cmd = "cat " + secret + " > /dev/null; echo hi > " +
+                          out_file + "; /usr/bin/id -u > /dev/null; true";
   const std::string enforce_log = l.Path("enforce.jsonl");
   const std::string audit_log = l.Path("audit.jsonl");
-  ProcessResult e = l.Run({"--policy", policy, "--log", enforce_log, "--",
-                           "/bin/sh", "-c", cmd});
+  ProcessResult e = l.Run(
+      {"--policy", policy, "--log", enforce_log, "--", "/bin/sh", "-c", cmd});
   EXPECT_FALSE(Exists(out_file));
   ProcessResult a = l.Run({"--audit", "--policy", policy, "--log", audit_log,
                            "--", "/bin/sh", "-c", cmd});
@@ -463,20 +469,21 @@ TEST(Launcher, ASuggestedPolicyLetsTheRecordedRunPassInEnforceMode) {
                           " && echo out > " + l.Path("made.txt") +
                           " && /usr/bin/id -u";
   const std::string log = l.Path("dry.jsonl");
-  ProcessResult dry = l.Run({"--audit", "--policy", base, "--log", log, "--",
-                             "/bin/sh", "-c", cmd});
+  ProcessResult dry = l.Run(
+      {"--audit", "--policy", base, "--log", log, "--", "/bin/sh", "-c", cmd});
   ASSERT_EQ(dry.exit_code, 0) << dry.err;
   ASSERT_GE(CountLines(log), 5);
   ProcessResult suggest = l.Run({"suggest", log, "--base", base});
   ASSERT_EQ(suggest.exit_code, 0) << suggest.err;
-  EXPECT_THAT(suggest.out, HasSubstr(l.Path("data") + "\",  # covers 3 events"));
+  EXPECT_THAT(suggest.out,
+              HasSubstr(l.Path("data") + "\",  # covers 3 events"));
   EXPECT_THAT(suggest.out, HasSubstr("\"id -u\",  # covers 1 event"));
   const std::string learned = l.Write("learned.toml", suggest.out);
   EXPECT_EQ(l.Run({"check", learned}).exit_code, 0);
   RunProcess({"/bin/rm", "-f", l.Path("made.txt")});
   const std::string log2 = l.Path("enforce.jsonl");
-  ProcessResult run = l.Run({"--policy", learned, "--log", log2, "--",
-                             "/bin/sh", "-c", cmd});
+  ProcessResult run =
+      l.Run({"--policy", learned, "--log", log2, "--", "/bin/sh", "-c", cmd});
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_EQ(CountLines(log2), 0) << ReadFile(log2);
   EXPECT_EQ(ReadFile(l.Path("made.txt")), "out\n");
@@ -484,22 +491,28 @@ TEST(Launcher, ASuggestedPolicyLetsTheRecordedRunPassInEnforceMode) {
 
 TEST(Launcher, ExplainNamesTheDecisionAndTheRule) {
   Launcher l;
-  const std::string policy = l.Write(
-      "p.toml",
-      "[filesystem]\ndeny = [\"~/.ssh\"]\n[network]\nallow = [\"127.0.0.1:8080\"]\n");
-  ProcessResult read = l.Run({"explain", "--policy", policy, "--read", "/usr/lib"});
+  const std::string policy =
+      l.Write("p.toml",
+              "[filesystem]\ndeny = [\"~/.ssh\"]\n[network]\nallow = "
+              "[\"127.0.0.1:8080\"]\n");
+  ProcessResult read =
+      l.Run({"explain", "--policy", policy, "--read", "/usr/lib"});
   EXPECT_EQ(read.exit_code, 0);
   EXPECT_THAT(read.out, HasSubstr("allow: read of /usr/lib (filesystem.read["));
-  ProcessResult ssh = l.Run({"explain", "--policy", policy, "--read", l.Path(".ssh/id_rsa")});
+  ProcessResult ssh =
+      l.Run({"explain", "--policy", policy, "--read", l.Path(".ssh/id_rsa")});
   EXPECT_EQ(ssh.exit_code, 1);
   EXPECT_THAT(ssh.out, HasSubstr("filesystem.deny[0]"));
-  ProcessResult write = l.Run({"explain", "--policy", policy, "--write", "/etc/passwd"});
+  ProcessResult write =
+      l.Run({"explain", "--policy", policy, "--write", "/etc/passwd"});
   EXPECT_EQ(write.exit_code, 1);
   EXPECT_THAT(write.out, HasSubstr("add \"/etc/passwd\" to filesystem.write"));
-  ProcessResult net = l.Run({"explain", "--policy", policy, "--connect", "127.0.0.1:8080"});
+  ProcessResult net =
+      l.Run({"explain", "--policy", policy, "--connect", "127.0.0.1:8080"});
   EXPECT_EQ(net.exit_code, 0);
   EXPECT_THAT(net.out, HasSubstr("network.allow[0]"));
-  ProcessResult exec = l.Run({"explain", "--policy", policy, "--exec", "git status"});
+  ProcessResult exec =
+      l.Run({"explain", "--policy", policy, "--exec", "git status"});
   EXPECT_EQ(exec.exit_code, 0);
   EXPECT_THAT(exec.out, HasSubstr("commands.unlisted"));
 }
@@ -529,9 +542,7 @@ TEST(PolicyExamples, EachRunsItsProgramAndRefusesWhatItShould) {
       {"npm-ci.toml",
        {"/bin/sh", "-c", "echo ok > package-lock.json"},
        {"/bin/sh", "-c", "cat \"$HOME/.npmrc\""}},
-      {"git-https.toml",
-       {"/usr/bin/git", "status"},
-       {"/bin/sh", "-c", "true"}},
+      {"git-https.toml", {"/usr/bin/git", "status"}, {"/bin/sh", "-c", "true"}},
       {"agent-git-one-host.toml",
        {"/bin/sh", "-c", "git status && python3 -c 'print(1)'"},
        {"/usr/bin/git", "-c", "alias.x=!true; true", "x"}},
@@ -592,13 +603,14 @@ TEST(Launcher, HelpAsAWordPrintsWhatDashDashHelpPrints) {
 // else the user's default under $XDG_CONFIG_HOME, else the preset; each
 // said on stderr. The policy found here is read-only, so a write the
 // default preset admits is refused under it.
-TEST(Launcher, WithoutPolicyTheNearestKlaunchTomlUpToTheRepositoryRootIsUsedAndSaid) {
+TEST(Launcher,
+     WithoutPolicyTheNearestKlaunchTomlUpToTheRepositoryRootIsUsedAndSaid) {
   Launcher l;
   const std::string repo = l.Path("ws/repo");
   RunProcess({"/bin/mkdir", "-p", repo + "/.git", repo + "/sub/deeper",
               l.Path("config/klaunch"), l.Path("ws/loose")});
-  const std::string found = l.Write("ws/repo/.klaunch.toml",
-                                    "extends = \"read-only\"\n");
+  const std::string found =
+      l.Write("ws/repo/.klaunch.toml", "extends = \"read-only\"\n");
   l.Write("ws/.klaunch.toml", "extends = \"none\"\n");  // above the root
   auto run = [&](const std::string& cwd, std::vector<std::string> extra_env,
                  const std::string& script) {
@@ -606,9 +618,8 @@ TEST(Launcher, WithoutPolicyTheNearestKlaunchTomlUpToTheRepositoryRootIsUsedAndS
     o.cwd = cwd;
     o.env = l.Env();
     for (auto& e : extra_env) o.env->push_back(e);
-    return RunProcess({RequiredEnv("KLAUNCH_BIN"), "--", "/bin/sh", "-c",
-                       script},
-                      o);
+    return RunProcess(
+        {RequiredEnv("KLAUNCH_BIN"), "--", "/bin/sh", "-c", script}, o);
   };
   ProcessResult deep = run(repo + "/sub/deeper", {}, "echo x > out");
   EXPECT_THAT(deep.err, HasSubstr("klaunch: policy " + found +
@@ -620,13 +631,13 @@ TEST(Launcher, WithoutPolicyTheNearestKlaunchTomlUpToTheRepositoryRootIsUsedAndS
   EXPECT_THAT(here.err, HasSubstr("(found in the working directory"));
   // Outside a repository only the working directory itself is looked at;
   // then the user's default.
-  const std::string mine = l.Write("config/klaunch/policy.toml",
-                                   "extends = \"read-only\"\n");
+  const std::string mine =
+      l.Write("config/klaunch/policy.toml", "extends = \"read-only\"\n");
   ProcessResult loose =
       run(l.Path("ws/loose"), {"XDG_CONFIG_HOME=" + l.Path("config")},
           "echo x > out");
-  EXPECT_THAT(loose.err, HasSubstr("klaunch: policy " + mine +
-                                   " (the user's default"))
+  EXPECT_THAT(loose.err,
+              HasSubstr("klaunch: policy " + mine + " (the user's default"))
       << loose.err;
   EXPECT_FALSE(Exists(l.Path("ws/loose/out")));
   // Nothing found: the default preset, which lets the workspace be written.
@@ -639,8 +650,8 @@ TEST(Launcher, WithoutPolicyTheNearestKlaunchTomlUpToTheRepositoryRootIsUsedAndS
   if (geteuid() != 0) return;  // only root gives a file away
   ASSERT_EQ(chown(found.c_str(), 4321, 4321), 0);
   ProcessResult planted = run(repo, {}, "true");
-  EXPECT_THAT(planted.err, HasSubstr("klaunch: not using " + found +
-                                     " (owned by uid 4321"))
+  EXPECT_THAT(planted.err,
+              HasSubstr("klaunch: not using " + found + " (owned by uid 4321"))
       << planted.err;
   EXPECT_THAT(planted.err, Not(HasSubstr("klaunch: policy")));
 }
@@ -727,9 +738,9 @@ TEST(Launcher, VerboseSaysWhatLandlockApproximatesOfThePolicysOwnEntriesOnly) {
     GTEST_SKIP() << "no Landlock here: there is nothing it approximates";
   }
   Launcher l;
-  const std::string policy = l.Write(
-      "p.toml", std::string(kClosed) + "read = [\"" + l.Path("missing") +
-                    "\"]\n");
+  const std::string policy =
+      l.Write("p.toml", std::string(kClosed) + "read = [\"" +
+                            l.Path("missing") + "\"]\n");
   ProcessResult r = l.Run({"--verbose", "--policy", policy, "--", "/bin/true"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   // The file's one entry that does not exist is said; the preset's own
@@ -780,7 +791,8 @@ for run, recs in runs.items():
           end.get("signal", 0), ",".join(targets))
 )PY";
 
-TEST(AuditLog, EveryRecordOfARunIsValidJsonInTheDocumentedSchemaAndTellsItsRun) {
+TEST(AuditLog,
+     EveryRecordOfARunIsValidJsonInTheDocumentedSchemaAndTellsItsRun) {
   if (RunProcess({"/usr/bin/python3", "-c", "import jsonschema"}).exit_code !=
       0) {
     GTEST_SKIP() << "python3's jsonschema is missing (scripts/bootstrap "
@@ -806,14 +818,13 @@ TEST(AuditLog, EveryRecordOfARunIsValidJsonInTheDocumentedSchemaAndTellsItsRun) 
   // The summary counts this run's records, not the earlier run's.
   EXPECT_THAT(audit.err, HasSubstr("1 call would have been refused"))
       << audit.err;
-  ProcessResult killed = l.Run({"--policy", policy, "--log", log, "--",
-                                "/bin/sh", "-c", "kill -9 $$"});
+  ProcessResult killed = l.Run(
+      {"--policy", policy, "--log", log, "--", "/bin/sh", "-c", "kill -9 $$"});
   EXPECT_EQ(killed.exit_code, 137) << killed.err;
 
-  ProcessResult check =
-      RunProcess({"/usr/bin/python3", "-c", kCheckLog,
-                  RequiredEnv("KLAUNCH_DOCS") + "/audit-record.schema.json",
-                  log, policy});
+  ProcessResult check = RunProcess(
+      {"/usr/bin/python3", "-c", kCheckLog,
+       RequiredEnv("KLAUNCH_DOCS") + "/audit-record.schema.json", log, policy});
   ASSERT_EQ(check.exit_code, 0) << check.err;
   EXPECT_THAT(check.out, Not(HasSubstr("FAIL"))) << check.out;
   auto hex = [](const std::string& s) {
@@ -837,8 +848,8 @@ TEST(AuditLog, EveryRecordOfARunIsValidJsonInTheDocumentedSchemaAndTellsItsRun) 
                 "\", \"an arg with spaces\"] 3 0 " +
                 std::min(hex(secret), hex(l.Path("caf\xe9"))) + "," +
                 std::max(hex(secret), hex(l.Path("caf\xe9"))) + "\n" +
-                "run audit [\"/bin/sh\", \"-c\", \"cat " + secret +
-                "\"] 0 0 " + hex(secret) + "\n" +
+                "run audit [\"/bin/sh\", \"-c\", \"cat " + secret + "\"] 0 0 " +
+                hex(secret) + "\n" +
                 "run enforce [\"/bin/sh\", \"-c\", \"kill -9 $$\"] 137 9 \n")
       << check.out;
 }

@@ -28,18 +28,20 @@ TEST(Localhost, CurlAndAStaticProgramReachALocalhostRuleAndNoOtherPort) {
   const std::string port = std::to_string(listener.port());
   const std::string other_port = std::to_string(other.port());
   BuildProgram("toucher.c", k.Path("ws/toucher-static"), true);
-  k.SetPolicy("extends = \"workspace-write\"\n[network]\nallow = "
-              "[\"localhost:" + port + "\"]\n");
+  k.SetPolicy(
+      "extends = \"workspace-write\"\n[network]\nallow = "
+      "[\"localhost:" +
+      port + "\"]\n");
   // The listener answers nothing: what counts is that it accepted curl's
   // connection, and that curl did not fail to connect (7).
-  ProcessResult curl = k.Run({"/usr/bin/curl", "-s", "-o", "/dev/null",
-                              "--max-time", "2",
-                              "http://localhost:" + port + "/"});
+  ProcessResult curl =
+      k.Run({"/usr/bin/curl", "-s", "-o", "/dev/null", "--max-time", "2",
+             "http://localhost:" + port + "/"});
   EXPECT_NE(curl.exit_code, 7) << Show(curl);
   EXPECT_EQ(listener.Accepted(), 1) << Show(curl);
-  ProcessResult refused = k.Run({"/usr/bin/curl", "-s", "-o", "/dev/null",
-                                 "--max-time", "2",
-                                 "http://localhost:" + other_port + "/"});
+  ProcessResult refused =
+      k.Run({"/usr/bin/curl", "-s", "-o", "/dev/null", "--max-time", "2",
+             "http://localhost:" + other_port + "/"});
   EXPECT_EQ(refused.exit_code, 7) << Show(refused);
   EXPECT_EQ(other.Accepted(), 0);
   ProcessResult fixed = k.Run({k.Path("ws/toucher-static"), "connect:" + port,

@@ -9,9 +9,9 @@
 // the same file, and the machine's /etc/hosts is never touched): this needs
 // root and unshare, and the tests are skipped without them.
 
+#include <arpa/inet.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -32,7 +32,6 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 constexpr char kUnshare[] = "/usr/bin/unshare";
-
 
 class NamesForStaticBinaries : public ::testing::Test {
  protected:
@@ -56,8 +55,8 @@ class NamesForStaticBinaries : public ::testing::Test {
     ProcessResult ns = RunProcess(
         {kUnshare, "--mount", "/bin/sh", "-c",
          "mount --bind \"$0\" /etc/hosts && cat /etc/hosts", hosts_});
-    if (ns.exit_code != 0 || ns.out.find("allowed.klaunch.test") ==
-                                 std::string::npos) {
+    if (ns.exit_code != 0 ||
+        ns.out.find("allowed.klaunch.test") == std::string::npos) {
       GTEST_SKIP() << "cannot bind a hosts file in a private mount "
                       "namespace here: "
                    << ns.err;
@@ -93,12 +92,16 @@ allow = [")" + entry + R"("]
   ProcessResult Run(const std::vector<std::string>& cmd,
                     bool native = false) const {
     std::vector<std::string> argv = {
-        kUnshare, "--mount", "/bin/sh", "-c",
-        "h=$1; shift; mount --bind \"$h\" /etc/hosts && exec \"$@\"", "sh",
+        kUnshare,
+        "--mount",
+        "/bin/sh",
+        "-c",
+        "h=$1; shift; mount --bind \"$h\" /etc/hosts && exec \"$@\"",
+        "sh",
         hosts_};
     if (!native) {
-      argv.insert(argv.end(), {RequiredEnv("KLAUNCH_BIN"), "--policy",
-                               policy_, "--log", log(), "--"});
+      argv.insert(argv.end(), {RequiredEnv("KLAUNCH_BIN"), "--policy", policy_,
+                               "--log", log(), "--"});
     }
     argv.insert(argv.end(), cmd.begin(), cmd.end());
     ProcessOptions o;
@@ -132,14 +135,16 @@ allow = [")" + entry + R"("]
 
 TEST_F(NamesForStaticBinaries, TheProgramReachesBothNamesWithoutKlaunch) {
   ProcessResult r = Connect("allowed.klaunch.test", /*native=*/true);
-  EXPECT_THAT(r.out, HasSubstr("connect allowed.klaunch.test: done")) << Show(r);
+  EXPECT_THAT(r.out, HasSubstr("connect allowed.klaunch.test: done"))
+      << Show(r);
   r = Connect("other.klaunch.test", /*native=*/true);
   EXPECT_THAT(r.out, HasSubstr("connect other.klaunch.test: done")) << Show(r);
   EXPECT_EQ(first_->Accepted(), 1);
   EXPECT_EQ(second_->Accepted(), 1);
 }
 
-TEST_F(NamesForStaticBinaries, AStaticBinaryReachesAnAllowedNameItResolvedItself) {
+TEST_F(NamesForStaticBinaries,
+       AStaticBinaryReachesAnAllowedNameItResolvedItself) {
   Allow("allowed.klaunch.test:" + port_);
   ProcessResult r = Connect("allowed.klaunch.test");
   EXPECT_THAT(r.out, HasSubstr("connect allowed.klaunch.test: done"))
@@ -148,7 +153,8 @@ TEST_F(NamesForStaticBinaries, AStaticBinaryReachesAnAllowedNameItResolvedItself
   EXPECT_EQ(SeccompDenials("127.0.0.1:" + port_), 0) << ReadFile(log());
 }
 
-TEST_F(NamesForStaticBinaries, AStaticBinaryIsRefusedANameThePolicyDoesNotList) {
+TEST_F(NamesForStaticBinaries,
+       AStaticBinaryIsRefusedANameThePolicyDoesNotList) {
   Allow("allowed.klaunch.test:" + port_);
   ProcessResult r = Connect("other.klaunch.test");
   EXPECT_THAT(r.out, HasSubstr("connect other.klaunch.test: error "
@@ -170,7 +176,8 @@ TEST_F(NamesForStaticBinaries, TheAdmissionComesFromTheNameNotTheAddress) {
   EXPECT_EQ(SeccompDenials("127.0.0.1:" + port_), 1) << ReadFile(log());
 }
 
-TEST_F(NamesForStaticBinaries, AGlobRuleCannotBeResolvedAheadSoItAdmitsNoStaticBinary) {
+TEST_F(NamesForStaticBinaries,
+       AGlobRuleCannotBeResolvedAheadSoItAdmitsNoStaticBinary) {
   // Documented limit: `*.klaunch.test` names no host klaunch could ask
   // about, so only the shim (a program's own getaddrinfo) can use it.
   Allow("*.klaunch.test:" + port_);

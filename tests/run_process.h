@@ -52,7 +52,8 @@ class TempDir {
 
 // `argv` run natively in a fresh empty directory: the kernel's own answers,
 // for a test that runs the same program under klaunch to compare.
-ProcessResult RunNativelyInAnEmptyDirectory(const std::vector<std::string>& argv);
+ProcessResult RunNativelyInAnEmptyDirectory(
+    const std::vector<std::string>& argv);
 
 std::string ReadFile(const std::string& path);
 bool Exists(const std::string& path);

@@ -1,7 +1,6 @@
 #include "tests/sandbox.h"
 
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <sstream>
@@ -80,8 +79,8 @@ ProcessResult Sandbox::Run(const std::vector<std::string>& argv,
                            ProcessOptions options) const {
   if (options.cwd.empty()) options.cwd = ws();
   if (!options.env) {
-    options.env = std::vector<std::string>{
-        "PATH=/usr/bin:/bin", "HOME=" + root(), "LANG=C.UTF-8"};
+    options.env = std::vector<std::string>{"PATH=/usr/bin:/bin",
+                                           "HOME=" + root(), "LANG=C.UTF-8"};
   }
   for (const std::string& e : ShimEnv()) options.env->push_back(e);
   return RunProcess(argv, options);

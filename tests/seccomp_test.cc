@@ -39,7 +39,8 @@ class Seccomp : public ::testing::Test {
   void SetUp() override {
     RunProcess({"/bin/mkdir", "-p", dir_.Path("ws"), dir_.Path("state")});
     secret_ = dir_.Write("secret.txt", kSecretText);
-    const std::string src = RequiredEnv("KLAUNCH_TEST_PROGRAMS") + "/attacker.c";
+    const std::string src =
+        RequiredEnv("KLAUNCH_TEST_PROGRAMS") + "/attacker.c";
     static_bin_ = ws() + "/attacker-static";
     dynamic_bin_ = ws() + "/attacker";
     ProcessResult s = RunProcess({"/usr/bin/gcc", "-O1", "-static", "-no-pie",
@@ -109,7 +110,6 @@ deny = ["rm *"]
   std::string secret_, static_bin_, dynamic_bin_, policy_;
 };
 
-
 TEST_F(Seccomp, AStaticBinaryCannotReadADeniedFile) {
   ProcessResult r = Run({static_bin_, "read", secret_});
   EXPECT_THAT(r.out, Not(HasSubstr(kSecretText))) << Show(r);
@@ -123,9 +123,10 @@ TEST_F(Seccomp, AStaticBinaryCannotLookAtADeniedFileByAnyName) {
   const std::string denied = UseAPolicyDenyingAWorkspaceFile();
   const std::string link = ws() + "/to-denied";
   ASSERT_EQ(symlink(denied.c_str(), link.c_str()), 0);
-  const char* kLooks[] = {"stat", "lstat", "newfstatat",
-                          "newfstatat-empty-path-flag", "statx", "access",
-                          "faccessat", "faccessat2", "readlink", "readlinkat"};
+  const char* kLooks[] = {
+      "stat",     "lstat",     "newfstatat", "newfstatat-empty-path-flag",
+      "statx",    "access",    "faccessat",  "faccessat2",
+      "readlink", "readlinkat"};
   ProcessResult r = Run({static_bin_, "look", denied});
   for (const char* look : kLooks) {
     EXPECT_THAT(r.out, HasSubstr(std::string("look ") + look +
@@ -136,8 +137,8 @@ TEST_F(Seccomp, AStaticBinaryCannotLookAtADeniedFileByAnyName) {
   // Through the link: the link itself is in the workspace, so lstat and
   // readlink may see it; what it points at is still refused.
   r = Run({static_bin_, "look", link});
-  for (const char* look : {"stat", "newfstatat", "statx", "access",
-                           "faccessat", "faccessat2"}) {
+  for (const char* look :
+       {"stat", "newfstatat", "statx", "access", "faccessat", "faccessat2"}) {
     EXPECT_THAT(r.out, HasSubstr(std::string("look ") + look +
                                  ": error Permission denied"))
         << Show(r);
@@ -170,7 +171,8 @@ TEST_F(Seccomp, AStaticBinaryReadsWhatThePolicyAdmits) {
 TEST_F(Seccomp, AStaticBinaryCannotWriteOutsideTheWorkspace) {
   const std::string outside = dir_.Path("escaped.txt");
   ProcessResult r = Run({static_bin_, "write", outside});
-  EXPECT_FALSE(Exists(outside)) << "a static binary created a file outside the workspace";
+  EXPECT_FALSE(Exists(outside))
+      << "a static binary created a file outside the workspace";
   EXPECT_THAT(r.out, HasSubstr("write: error Permission denied")) << Show(r);
   // Inside the workspace it may.
   r = Run({static_bin_, "write", ws() + "/inside.txt"});
@@ -224,7 +226,8 @@ TEST_F(Seccomp, AStaticBinaryCannotSendADatagramToADeniedPort) {
   bind(s, reinterpret_cast<sockaddr*>(&a), sizeof(a));
   socklen_t len = sizeof(a);
   getsockname(s, reinterpret_cast<sockaddr*>(&a), &len);
-  ProcessResult r = Run({static_bin_, "sendto", std::to_string(ntohs(a.sin_port))});
+  ProcessResult r =
+      Run({static_bin_, "sendto", std::to_string(ntohs(a.sin_port))});
   char buf[16];
   EXPECT_LT(recv(s, buf, sizeof(buf), 0), 0) << "a datagram arrived";
   close(s);
@@ -235,7 +238,8 @@ TEST_F(Seccomp, RawSyscallsNextToTheShimAreJudged) {
   for (const char* how : {"raw", "asm", "openat2"}) {
     ProcessResult r = Run({dynamic_bin_, how, secret_});
     EXPECT_THAT(r.out, Not(HasSubstr(kSecretText))) << how << Show(r);
-    EXPECT_THAT(r.out, HasSubstr(std::string(how) + ": error Permission denied"))
+    EXPECT_THAT(r.out,
+                HasSubstr(std::string(how) + ": error Permission denied"))
         << Show(r);
   }
   EXPECT_EQ(SeccompRefusals(secret_), 3) << ReadFile(log());
@@ -249,12 +253,12 @@ TEST_F(Seccomp, AStaticBinarysOpenat2IsJudged) {
 
 TEST_F(Seccomp, AChildWithAnEmptyEnvironmentIsStillConfined) {
   // The dynamic attacker re-executes itself with no LD_PRELOAD at all.
-  ProcessResult r =
-      Run({dynamic_bin_, "noenv", dynamic_bin_, "read", secret_});
+  ProcessResult r = Run({dynamic_bin_, "noenv", dynamic_bin_, "read", secret_});
   EXPECT_THAT(r.out, Not(HasSubstr(kSecretText))) << Show(r);
   EXPECT_THAT(r.out, HasSubstr("read: error Permission denied")) << Show(r);
   const std::string victim = dir_.Write("ws/victim", "keep me");
-  r = Run({dynamic_bin_, "noenv", dynamic_bin_, "exec", "/bin/rm", "rm", victim});
+  r = Run(
+      {dynamic_bin_, "noenv", dynamic_bin_, "exec", "/bin/rm", "rm", victim});
   EXPECT_TRUE(Exists(victim)) << "rm ran from a child without the shim";
 }
 
@@ -284,8 +288,8 @@ TEST_F(Seccomp, ASymlinkSwappedDuringAStaticOpenLoopNeverReadsTheSecret) {
   const std::string ok = dir_.Write("ws/ok.txt", "harmless");
   const std::string link = ws() + "/link";
   symlink(ok.c_str(), link.c_str());
-  ProcessResult r = Run(
-      {static_bin_, "race", link, ok, secret_, kSecretText, "3000"});
+  ProcessResult r =
+      Run({static_bin_, "race", link, ok, secret_, kSecretText, "3000"});
   EXPECT_THAT(r.out, HasSubstr("leaked 0")) << Show(r);
   EXPECT_THAT(r.out, Not(HasSubstr("opened 0 "))) << Show(r);
 }
@@ -308,8 +312,7 @@ TEST_F(Seccomp, AuditModePerformsAndRecordsWhatEnforcementWouldRefuse) {
 TEST_F(Seccomp, ManyProcessesAndThreadsAreAllJudgedRightWithoutDeadlock) {
   const std::string ok = dir_.Write("ws/ok.txt", "fine");
   // 200 processes of 8 threads, each opening an admitted and a denied file.
-  ProcessResult r =
-      Run({static_bin_, "storm", "200", "8", ok, secret_, "4"});
+  ProcessResult r = Run({static_bin_, "storm", "200", "8", ok, secret_, "4"});
   EXPECT_EQ(r.exit_code, 0) << Show(r);
   EXPECT_THAT(r.out, HasSubstr("storm: 0 processes wrong")) << Show(r);
 }
@@ -337,8 +340,9 @@ TEST_F(Seccomp, PtraceMemoryWritesAndABIChangesAreRefused) {
   r = Run({static_bin_, "vmwrite"});
   EXPECT_THAT(r.out, HasSubstr("vmwrite: Operation not permitted")) << Show(r);
   r = Run({static_bin_, "personality"});
-  EXPECT_THAT(r.out,
-              HasSubstr("personality: query ok, linux32 Operation not permitted"))
+  EXPECT_THAT(
+      r.out,
+      HasSubstr("personality: query ok, linux32 Operation not permitted"))
       << Show(r);
 }
 
@@ -398,7 +402,8 @@ TEST_F(Seccomp, NoSeccompLeavesStaticBinariesUnjudgedAndSaysSo) {
 }
 
 TEST_F(Seccomp, WithoutTheSeccompLayerLandlockStillStopsAStaticBinary) {
-  if (LandlockAbiOfThisKernel() == 0) GTEST_SKIP() << "this kernel has no Landlock";
+  if (LandlockAbiOfThisKernel() == 0)
+    GTEST_SKIP() << "this kernel has no Landlock";
   ProcessResult r = Run({static_bin_, "read", secret_}, {"--no-seccomp"});
   EXPECT_THAT(r.out, HasSubstr("read: error Permission denied")) << Show(r);
   EXPECT_THAT(r.out, Not(HasSubstr(kSecretText))) << Show(r);
@@ -410,17 +415,18 @@ TEST_F(Seccomp, WithoutTheSeccompLayerLandlockStillStopsAStaticBinary) {
 // --- Root inside the sandbox -------------------------------------------
 
 constexpr const char* kRootPowers[] = {
-    "mount",        "umount2",      "open_tree",     "move_mount",
-    "fsopen",       "fsmount",      "pivot_root",    "chroot",
-    "unshare-mount", "unshare-user", "setns",        "clone-mount",
-    "init_module",  "finit_module", "delete_module", "bpf",
-    "kexec_file_load", "kexec_load", "reboot",       "ptrace-init"};
+    "mount",           "umount2",      "open_tree",     "move_mount",
+    "fsopen",          "fsmount",      "pivot_root",    "chroot",
+    "unshare-mount",   "unshare-user", "setns",         "clone-mount",
+    "init_module",     "finit_module", "delete_module", "bpf",
+    "kexec_file_load", "kexec_load",   "reboot",        "ptrace-init"};
 
 TEST_F(Seccomp, ARootProgramCannotMountChrootMakeNamespacesOrLoadCode) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root: the powers tried are root's";
   for (const char* power : kRootPowers) {
     ProcessResult r = Run({static_bin_, "root", power, ws()});
-    EXPECT_THAT(r.out, HasSubstr(std::string(power) + ": Operation not permitted"))
+    EXPECT_THAT(r.out,
+                HasSubstr(std::string(power) + ": Operation not permitted"))
         << Show(r);
   }
   // clone3 hides its flags from the filter: refused as if the kernel lacked
@@ -428,7 +434,8 @@ TEST_F(Seccomp, ARootProgramCannotMountChrootMakeNamespacesOrLoadCode) {
   ProcessResult r = Run({static_bin_, "root", "clone3", ws()});
   EXPECT_THAT(r.out, HasSubstr("clone3: Function not implemented")) << Show(r);
   // Nothing was mounted over the workspace.
-  EXPECT_THAT(ReadFile("/proc/self/mountinfo"), Not(HasSubstr(" " + ws() + " ")));
+  EXPECT_THAT(ReadFile("/proc/self/mountinfo"),
+              Not(HasSubstr(" " + ws() + " ")));
 }
 
 TEST_F(Seccomp, TheRootPowersTriedWorkNativelySoTheRefusalsAreKlaunchs) {
@@ -438,7 +445,8 @@ TEST_F(Seccomp, TheRootPowersTriedWorkNativelySoTheRefusalsAreKlaunchs) {
     ProcessResult r = RunProcess({static_bin_, "root", power, ws()});
     EXPECT_THAT(r.out, HasSubstr(std::string(power) + ": DONE")) << Show(r);
   }
-  ProcessResult r = RunProcess({static_bin_, "root", "mknod", ws() + "/native"});
+  ProcessResult r =
+      RunProcess({static_bin_, "root", "mknod", ws() + "/native"});
   EXPECT_THAT(r.out, HasSubstr("mknod: DONE")) << Show(r);
 }
 
@@ -458,7 +466,8 @@ TEST_F(Seccomp, ARootProgramCannotMakeADeviceNodeInAWritableRoot) {
   }
 }
 
-TEST_F(Seccomp, APolicyThatOptsInMayUseNamespacesAndMountsAndIsToldLandlockIsOff) {
+TEST_F(Seccomp,
+       APolicyThatOptsInMayUseNamespacesAndMountsAndIsToldLandlockIsOff) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to mount";
   policy_ = dir_.Write("policy.toml", R"(extends = "read-only"
 [filesystem]
@@ -467,11 +476,15 @@ workspace_writable = true
 allow = ["namespaces", "mount"]
 )");
   // Its mount is in a namespace of its own, so the test's view is unchanged.
-  ProcessResult r = Run({static_bin_, "root", "mount-private", ws()}, {"--verbose"});
+  ProcessResult r =
+      Run({static_bin_, "root", "mount-private", ws()}, {"--verbose"});
   EXPECT_THAT(r.out, HasSubstr("mount-private: DONE")) << Show(r);
-  EXPECT_THAT(r.err, HasSubstr("no landlock (system.allow has \"mount\"")) << Show(r);
-  EXPECT_THAT(ReadFile("/proc/self/mountinfo"), Not(HasSubstr(" " + ws() + " ")));
-  r = Run({static_bin_, "root", "mount-private", ws()}, {"--require", "landlock"});
+  EXPECT_THAT(r.err, HasSubstr("no landlock (system.allow has \"mount\""))
+      << Show(r);
+  EXPECT_THAT(ReadFile("/proc/self/mountinfo"),
+              Not(HasSubstr(" " + ws() + " ")));
+  r = Run({static_bin_, "root", "mount-private", ws()},
+          {"--require", "landlock"});
   EXPECT_EQ(r.exit_code, 125) << Show(r);
   EXPECT_THAT(r.out, Not(HasSubstr("mount-private"))) << "nothing may run";
   EXPECT_THAT(r.err, HasSubstr("--require landlock: no landlock")) << Show(r);
@@ -504,13 +517,15 @@ TEST_F(Seccomp, ALandlockFloorHoldsWhenTheShimsTagIsForged) {
 // nowhere for writes, connects and reads (SECURITY.md, "What a forged tag
 // reaches"). The attacker finds the cookie all the same, by an O_PATH
 // open, which a tag always buys.
-TEST_F(Seccomp, WithoutLandlockAForgedTagStillMeetsTheSupervisorForReadsWritesAndConnects) {
+TEST_F(
+    Seccomp,
+    WithoutLandlockAForgedTagStillMeetsTheSupervisorForReadsWritesAndConnects) {
   const std::string denied = UseAPolicyDenyingAWorkspaceFile();
   Listener listener;
   const std::string outside = dir_.Path("escaped.txt");
-  ProcessResult r = Run({dynamic_bin_, "forge", denied, outside,
-                         std::to_string(listener.port())},
-                        {"--no-landlock"});
+  ProcessResult r = Run(
+      {dynamic_bin_, "forge", denied, outside, std::to_string(listener.port())},
+      {"--no-landlock"});
   ASSERT_THAT(r.out, HasSubstr("forge: found the cookie")) << Show(r);
   EXPECT_THAT(r.out, HasSubstr("forge write: Permission denied")) << Show(r);
   EXPECT_FALSE(Exists(outside));
@@ -548,14 +563,16 @@ TEST_F(Seccomp, LandlockAloneKeepsAbstractSocketsAndSignalsInsideTheSandbox) {
 }
 
 TEST_F(Seccomp, AuditModeAppliesNoLandlockAndTheLogSaysWhichLayersRan) {
-  ProcessResult r = Run({static_bin_, "write", dir_.Path("audited.txt")}, {"--audit"});
+  ProcessResult r =
+      Run({static_bin_, "write", dir_.Path("audited.txt")}, {"--audit"});
   EXPECT_THAT(r.out, HasSubstr("write: done")) << "a dry run refuses nothing";
   std::string start;
   for (const std::string& l : LogLines()) {
     if (Field(l, "op") == "start") start = l;
   }
   EXPECT_THAT(Field(start, "message"),
-              HasSubstr("shim, seccomp, no landlock (audit mode")) << start;
+              HasSubstr("shim, seccomp, no landlock (audit mode"))
+      << start;
   RunProcess({"/bin/rm", "-f", log()});
   Run({"/bin/true"});
   start.clear();
@@ -563,9 +580,9 @@ TEST_F(Seccomp, AuditModeAppliesNoLandlockAndTheLogSaysWhichLayersRan) {
     if (Field(l, "op") == "start") start = l;
   }
   if (LandlockAbiOfThisKernel() > 0) {
-    EXPECT_THAT(Field(start, "message"),
-                HasSubstr("landlock ABI " +
-                          std::to_string(LandlockAbiOfThisKernel())))
+    EXPECT_THAT(
+        Field(start, "message"),
+        HasSubstr("landlock ABI " + std::to_string(LandlockAbiOfThisKernel())))
         << start;
   }
 }

@@ -67,26 +67,29 @@ class Sections : public ::testing::Test {
         {"/usr/bin/gcc", "-O1", "-o", dir_.Path("ws/bin/toucher"), src});
     ASSERT_EQ(built.exit_code, 0) << built.err;
     for (const char* name : {"curl", "pip"}) {
-      RunProcess({"/bin/cp", dir_.Path("ws/bin/toucher"), dir_.Path("ws/bin/") + name});
+      RunProcess({"/bin/cp", dir_.Path("ws/bin/toucher"),
+                  dir_.Path("ws/bin/") + name});
     }
     ASSERT_TRUE(listener_.ok());
   }
 
   std::string Policy(const std::string& extra = "") const {
-    return dir_.Write(
-        "policy.toml",
-        Cat("extends = \"workspace-write\"\n[network]\nallow = "
-                     "[\"127.0.0.1:", listener_.port(), "\"]\n",
-                     "[programs.\"curl\"]\n"
-                     "filesystem.workspace_writable = false\n"
-                     "filesystem.write = []\n"
-                     "[programs.\"pip\"]\n"
-                     "filesystem.workspace_writable = false\n"
-                     "filesystem.write = [\"", dir_.Path("ws/venv"), "\"]\n"
-                     "network.allow = []\n"
-                     "env.keep = [\"PATH\", \"PIP_*\"]\n"
-                     "[env]\nkeep = [\"PIP_*\"]\n",
-                     extra));
+    return dir_.Write("policy.toml",
+                      Cat("extends = \"workspace-write\"\n[network]\nallow = "
+                          "[\"127.0.0.1:",
+                          listener_.port(), "\"]\n",
+                          "[programs.\"curl\"]\n"
+                          "filesystem.workspace_writable = false\n"
+                          "filesystem.write = []\n"
+                          "[programs.\"pip\"]\n"
+                          "filesystem.workspace_writable = false\n"
+                          "filesystem.write = [\"",
+                          dir_.Path("ws/venv"),
+                          "\"]\n"
+                          "network.allow = []\n"
+                          "env.keep = [\"PATH\", \"PIP_*\"]\n"
+                          "[env]\nkeep = [\"PIP_*\"]\n",
+                          extra));
   }
 
   ProcessResult Run(const std::string& policy, const std::string& script,
@@ -110,8 +113,8 @@ class Sections : public ::testing::Test {
     std::vector<std::string> argv = {RequiredEnv("KLAUNCH_BIN"), "--policy",
                                      policy, "--log", dir_.Path("audit.jsonl")};
     argv.insert(argv.end(), flags.begin(), flags.end());
-    for (const std::string& a : {std::string("--"),
-                                 std::string("/usr/bin/python3"), script}) {
+    for (const std::string& a :
+         {std::string("--"), std::string("/usr/bin/python3"), script}) {
       argv.push_back(a);
     }
     ProcessOptions o;
@@ -125,19 +128,19 @@ class Sections : public ::testing::Test {
   // ws/static/NAME.
   void BuildStaticToucher(const std::string& name) const {
     RunProcess({"/bin/mkdir", "-p", Ws("static")});
-    const ProcessResult built = RunProcess(
-        {"/usr/bin/gcc", "-O1", "-static", "-no-pie", "-o",
-         Ws("static/" + name),
-         RequiredEnv("KLAUNCH_TEST_PROGRAMS") + "/toucher.c"});
+    const ProcessResult built =
+        RunProcess({"/usr/bin/gcc", "-O1", "-static", "-no-pie", "-o",
+                    Ws("static/" + name),
+                    RequiredEnv("KLAUNCH_TEST_PROGRAMS") + "/toucher.c"});
     ASSERT_EQ(built.exit_code, 0) << built.err;
   }
 
   // The seccomp layer's attacker (tests/programs/attacker.c), dynamic, as
   // ws/bin/curl (in curl's section) and ws/bin/attacker (in none).
   void BuildAttacker() const {
-    const ProcessResult built = RunProcess(
-        {"/usr/bin/gcc", "-O1", "-o", Ws("bin/curl"),
-         RequiredEnv("KLAUNCH_TEST_PROGRAMS") + "/attacker.c"});
+    const ProcessResult built =
+        RunProcess({"/usr/bin/gcc", "-O1", "-o", Ws("bin/curl"),
+                    RequiredEnv("KLAUNCH_TEST_PROGRAMS") + "/attacker.c"});
     ASSERT_EQ(built.exit_code, 0) << built.err;
     RunProcess({"/bin/cp", Ws("bin/curl"), Ws("bin/attacker")});
   }
@@ -151,10 +154,10 @@ class Sections : public ::testing::Test {
 };
 
 TEST_F(Sections, ACurlLikeToolReachesTheNetworkButWritesNothing) {
-  const ProcessResult r = Run(
-      Policy(), Cat("curl connect:", Port(), " create:", Ws("c.txt"),
-                             " read:/root; toucher create:", Ws("t.txt"),
-                             " read:/root"));
+  const ProcessResult r =
+      Run(Policy(),
+          Cat("curl connect:", Port(), " create:", Ws("c.txt"),
+              " read:/root; toucher create:", Ws("t.txt"), " read:/root"));
   EXPECT_THAT(r.out, HasSubstr("connect " + Port() + ": ok"));
   EXPECT_THAT(r.out, HasSubstr("create " + Ws("c.txt") + ": error"));
   EXPECT_FALSE(Exists(Ws("c.txt")));  // refused before it was created
@@ -179,10 +182,9 @@ TEST_F(Sections, ACurlLikeToolReachesTheNetworkButWritesNothing) {
 }
 
 TEST_F(Sections, APipLikeToolWritesOnlyItsVenvAndStaysOffline) {
-  const ProcessResult r = Run(
-      Policy(), Cat("pip connect:", Port(), " create:", Ws("venv/ok"),
-                             " create:", Ws("p.txt"),
-                             "; toucher connect:", Port()));
+  const ProcessResult r =
+      Run(Policy(), Cat("pip connect:", Port(), " create:", Ws("venv/ok"),
+                        " create:", Ws("p.txt"), "; toucher connect:", Port()));
   EXPECT_THAT(r.out, HasSubstr("connect " + Port() + ": error"));
   EXPECT_THAT(r.out, HasSubstr("create " + Ws("venv/ok") + ": ok"));
   EXPECT_THAT(r.out, HasSubstr("create " + Ws("p.txt") + ": error"));
@@ -194,13 +196,14 @@ TEST_F(Sections, APipLikeToolWritesOnlyItsVenvAndStaysOffline) {
 TEST_F(Sections, ASectionHoldsForEveryDescendantAndNests) {
   // pip runs a shell that runs curl: the chain pip > curl admits neither
   // the network (pip) nor the venv (curl).
-  dir_.Write("ws/inner.sh",
-             Cat("toucher create:", Ws("venv/from-child"),
-                          " create:", Ws("child.txt"), "\ncurl connect:", Port(),
-                          " create:", Ws("venv/from-curl"), "\n"));
-  const ProcessResult nested = Run(
-      Policy(), Cat("pip exec:/bin/sh:", Ws("inner.sh")));
-  EXPECT_THAT(nested.out, HasSubstr("create " + Ws("venv/from-child") + ": ok"));
+  dir_.Write(
+      "ws/inner.sh",
+      Cat("toucher create:", Ws("venv/from-child"), " create:", Ws("child.txt"),
+          "\ncurl connect:", Port(), " create:", Ws("venv/from-curl"), "\n"));
+  const ProcessResult nested =
+      Run(Policy(), Cat("pip exec:/bin/sh:", Ws("inner.sh")));
+  EXPECT_THAT(nested.out,
+              HasSubstr("create " + Ws("venv/from-child") + ": ok"));
   EXPECT_THAT(nested.out, HasSubstr("create " + Ws("child.txt") + ": error"));
   EXPECT_THAT(nested.out, HasSubstr("connect " + Port() + ": error"));
   EXPECT_THAT(nested.out,
@@ -226,8 +229,11 @@ TEST_F(Sections, ASectionsEnvKeepNarrowsTheProgramsEnvironment) {
 
 TEST_F(Sections, KlaunchNarrowsAProgramItStartsItself) {
   const std::string policy = Policy();
-  std::vector<std::string> argv = {RequiredEnv("KLAUNCH_BIN"), "--policy", policy,
-                                   "--", dir_.Path("ws/bin/curl"),
+  std::vector<std::string> argv = {RequiredEnv("KLAUNCH_BIN"),
+                                   "--policy",
+                                   policy,
+                                   "--",
+                                   dir_.Path("ws/bin/curl"),
                                    "create:" + Ws("direct.txt")};
   ProcessOptions o;
   o.cwd = dir_.Path("ws");
@@ -240,13 +246,14 @@ TEST_F(Sections, KlaunchNarrowsAProgramItStartsItself) {
   // and says which.
   ASSERT_NO_FATAL_FAILURE(BuildStaticToucher("curl"));
   const std::string log = dir_.Path("static.jsonl");
-  const ProcessResult s = RunProcess(
-      {RequiredEnv("KLAUNCH_BIN"), "--policy", policy, "--log", log, "--",
-       Ws("static/curl"), "create:" + Ws("static.txt")},
-      o);
+  const ProcessResult s =
+      RunProcess({RequiredEnv("KLAUNCH_BIN"), "--policy", policy, "--log", log,
+                  "--", Ws("static/curl"), "create:" + Ws("static.txt")},
+                 o);
   EXPECT_THAT(s.out, HasSubstr("create " + Ws("static.txt") + ": error"));
   EXPECT_FALSE(Exists(Ws("static.txt")));
-  EXPECT_THAT(Slurp(log), HasSubstr("\"layer\":\"seccomp\",\"program\":\"curl\""));
+  EXPECT_THAT(Slurp(log),
+              HasSubstr("\"layer\":\"seccomp\",\"program\":\"curl\""));
 }
 
 // A static program (no shim) inside a section entered below CMD: by the
@@ -261,14 +268,15 @@ TEST_F(Sections, AStaticProgramBelowCmdIsHeldToItsSectionEvenOnceOrphaned) {
   const std::string orphan = dir_.Write(
       "ws/orphan.py",
       Cat("import os, time\nif os.fork() == 0:\n    time.sleep(0.3)\n"
-          "    os.execv('", Ws("static/plain"), "', ['plain', 'create:",
-          Ws("orphan.txt"), "'])\n"));
+          "    os.execv('",
+          Ws("static/plain"), "', ['plain', 'create:", Ws("orphan.txt"),
+          "'])\n"));
   const ProcessResult r = Run(
-      Policy(),
-      Cat(Ws("static/curl"), " create:", Ws("by-shell.txt"), "; ",
-          Ws("static/plain"), " exec:", Ws("static/curl"), ":create:",
-          Ws("by-static.txt"), "; curl exec:/usr/bin/python3:", orphan,
-          "; sleep 1.5; ", Ws("static/plain"), " create:", Ws("plain.txt")));
+      Policy(), Cat(Ws("static/curl"), " create:", Ws("by-shell.txt"), "; ",
+                    Ws("static/plain"), " exec:", Ws("static/curl"),
+                    ":create:", Ws("by-static.txt"),
+                    "; curl exec:/usr/bin/python3:", orphan, "; sleep 1.5; ",
+                    Ws("static/plain"), " create:", Ws("plain.txt")));
   if (Log().find("a cgroup per chain") == std::string::npos) {
     GTEST_SKIP() << "klaunch keeps no cgroup per chain here: " << Log();
   }
@@ -306,12 +314,13 @@ TEST_F(Sections, AProgramCannotMoveItselfOutOfItsSectionsCgroup) {
   if (mount.empty()) GTEST_SKIP() << "no cgroup v2 here";
   const std::string klaunch_cgroup = mount + (own == "/" ? "" : own);
   const std::string policy = dir_.Write(
-      "cg.toml",
-      Cat("extends = \"workspace-write\"\n[filesystem]\nwrite = [\"",
-          klaunch_cgroup, "\"]\n[system]\nallow = [\"namespaces\"]\n"
-          "[programs.\"curl\"]\n"
-          "filesystem.workspace_writable = false\n"
-          "filesystem.write = [\"", klaunch_cgroup, "\"]\n"));
+      "cg.toml", Cat("extends = \"workspace-write\"\n[filesystem]\nwrite = [\"",
+                     klaunch_cgroup,
+                     "\"]\n[system]\nallow = [\"namespaces\"]\n"
+                     "[programs.\"curl\"]\n"
+                     "filesystem.workspace_writable = false\n"
+                     "filesystem.write = [\"",
+                     klaunch_cgroup, "\"]\n"));
   const std::string escape = dir_.Write(
       "ws/escape.sh",
       Cat("echo $$ > '", klaunch_cgroup, "/cgroup.procs' && echo moved-up\n",
@@ -343,12 +352,12 @@ TEST_F(Sections, AProgramCannotMoveItselfOutOfItsSectionsCgroup) {
 // cookie, so the supervisor judges its calls under the section. (Without
 // Landlock, whose section ruleset would hold them too.)
 TEST_F(Sections, AProgramThatDropsItsSectionFromTheEnvironmentIsStillHeld) {
-  const ProcessResult r = Run(
-      Policy(),
-      Cat("curl rawexec:", Ws("bin/toucher"), ":create:", Ws("dropped.txt"),
-          " rawexec-bare:", Ws("bin/toucher"), ":create:", Ws("bare.txt"),
-          "; toucher create:", Ws("outside.txt")),
-      {"--no-landlock"});
+  const ProcessResult r =
+      Run(Policy(),
+          Cat("curl rawexec:", Ws("bin/toucher"), ":create:", Ws("dropped.txt"),
+              " rawexec-bare:", Ws("bin/toucher"), ":create:", Ws("bare.txt"),
+              "; toucher create:", Ws("outside.txt")),
+          {"--no-landlock"});
   if (Log().find("a cgroup per chain") == std::string::npos) {
     GTEST_SKIP() << "klaunch keeps no cgroup per chain here: " << Log();
   }
@@ -363,10 +372,11 @@ TEST_F(Sections, AProgramThatDropsItsSectionFromTheEnvironmentIsStillHeld) {
 // it): the supervisor judges the program it runs and enters its section.
 TEST_F(Sections, TheLoaderRunningASectionsProgramEntersTheSection) {
   ASSERT_NO_FATAL_FAILURE(BuildStaticToucher("plain"));
-  const ProcessResult r = Run(
-      Policy(), Cat(Ws("static/plain"), " ldexec:", Ws("bin/curl"), ":create:",
-                    Ws("by-loader.txt"), " ldexec:", Ws("bin/toucher"),
-                    ":create:", Ws("plain-by-loader.txt")));
+  const ProcessResult r =
+      Run(Policy(),
+          Cat(Ws("static/plain"), " ldexec:", Ws("bin/curl"),
+              ":create:", Ws("by-loader.txt"), " ldexec:", Ws("bin/toucher"),
+              ":create:", Ws("plain-by-loader.txt")));
   if (Log().find("a cgroup per chain") == std::string::npos) {
     GTEST_SKIP() << "klaunch keeps no cgroup per chain here: " << Log();
   }
@@ -387,11 +397,13 @@ TEST_F(Sections, AProgramInsideASectionMaySignalItsParent) {
 }
 
 // A program that found the cookie in its memory gets past the shim and the
-// supervisor (Seccomp.WithoutLandlockAForgedTagGetsPastTheShimAndTheSupervisor);
-// the Landlock ruleset its section stacked at its exec still holds it to
-// the section's files. The same attacker under a name no section has writes.
+// supervisor
+// (Seccomp.WithoutLandlockAForgedTagGetsPastTheShimAndTheSupervisor); the
+// Landlock ruleset its section stacked at its exec still holds it to the
+// section's files. The same attacker under a name no section has writes.
 TEST_F(Sections, AForgedTagInsideASectionMeetsTheSectionsLandlockRuleset) {
-  if (LandlockAbiOfThisKernel() == 0) GTEST_SKIP() << "this kernel has no Landlock";
+  if (LandlockAbiOfThisKernel() == 0)
+    GTEST_SKIP() << "this kernel has no Landlock";
   ASSERT_NO_FATAL_FAILURE(BuildAttacker());
   // The attacker finds the cookie by trying it on a file only a deny entry
   // keeps it from, and Landlock does not: a pattern (curl's section has a
@@ -413,9 +425,15 @@ TEST_F(Sections, AForgedTagInsideASectionMeetsTheSectionsLandlockRuleset) {
   EXPECT_THAT(r.out, HasSubstr("forge write: Permission denied"));
   EXPECT_TRUE(Exists(Ws("by-attacker.txt"))) << r.out;
   // CMD itself in a section: klaunch stacks the ruleset before its exec.
-  std::vector<std::string> argv = {RequiredEnv("KLAUNCH_BIN"), "--policy",
-                                   policy, "--", Ws("bin/curl"), "forge",
-                                   denied, Ws("as-cmd.txt"), Port()};
+  std::vector<std::string> argv = {RequiredEnv("KLAUNCH_BIN"),
+                                   "--policy",
+                                   policy,
+                                   "--",
+                                   Ws("bin/curl"),
+                                   "forge",
+                                   denied,
+                                   Ws("as-cmd.txt"),
+                                   Port()};
   ProcessOptions o;
   o.cwd = dir_.Path("ws");
   o.env = {"PATH=/usr/bin:/bin", "HOME=" + dir_.path(),
@@ -430,8 +448,10 @@ TEST_F(Sections, AForgedTagInsideASectionMeetsTheSectionsLandlockRuleset) {
 // system() runs where the policy has a section for sh: the program's shim
 // stacks the rulesets its chain lacks as it starts, before main, so the
 // forged tag still meets Landlock.
-TEST_F(Sections, AProgramStartedByPosixSpawnOrSystemStillMeetsItsSectionsRuleset) {
-  if (LandlockAbiOfThisKernel() == 0) GTEST_SKIP() << "this kernel has no Landlock";
+TEST_F(Sections,
+       AProgramStartedByPosixSpawnOrSystemStillMeetsItsSectionsRuleset) {
+  if (LandlockAbiOfThisKernel() == 0)
+    GTEST_SKIP() << "this kernel has no Landlock";
   ASSERT_NO_FATAL_FAILURE(BuildAttacker());
   // A pattern, as above: Landlock keeps a literal entry out of the
   // read-only workspace of curl's and sh's sections.
@@ -440,16 +460,21 @@ TEST_F(Sections, AProgramStartedByPosixSpawnOrSystemStillMeetsItsSectionsRuleset
       "[programs.\"sh\"]\nfilesystem.workspace_writable = false\n"
       "filesystem.write = []\n[filesystem]\ndeny = [\"**/denied.txt\"]\n");
   const std::string script = dir_.Write(
-      "ws/spawn.py",
-      Cat("import os\n"
-          "argv = ['curl', 'forge', '", denied, "', '", Ws("by-spawn.txt"),
-          "', '", Port(), "']\n"
-          "os.waitpid(os.posix_spawn('", Ws("bin/curl"), "', argv, os.environ), 0)\n"
-          "os.system('attacker forge ", denied, " ", Ws("by-system.txt"), " ",
-          Port(), "')\n"
-          "argv = ['attacker', 'forge', '", denied, "', '",
-          Ws("by-attacker.txt"), "', '", Port(), "']\n"
-          "os.waitpid(os.posix_spawn('", Ws("bin/attacker"), "', argv, os.environ), 0)\n"));
+      "ws/spawn.py", Cat("import os\n"
+                         "argv = ['curl', 'forge', '",
+                         denied, "', '", Ws("by-spawn.txt"), "', '", Port(),
+                         "']\n"
+                         "os.waitpid(os.posix_spawn('",
+                         Ws("bin/curl"),
+                         "', argv, os.environ), 0)\n"
+                         "os.system('attacker forge ",
+                         denied, " ", Ws("by-system.txt"), " ", Port(),
+                         "')\n"
+                         "argv = ['attacker', 'forge', '",
+                         denied, "', '", Ws("by-attacker.txt"), "', '", Port(),
+                         "']\n"
+                         "os.waitpid(os.posix_spawn('",
+                         Ws("bin/attacker"), "', argv, os.environ), 0)\n"));
   // python3 is CMD: a shell as CMD would be in sh's section already.
   const ProcessResult r = RunPython(policy, script);
   if (Log().find("a cgroup per chain") == std::string::npos) {
@@ -471,17 +496,18 @@ TEST_F(Sections, AProgramStartedByPosixSpawnOrSystemStillMeetsItsSectionsRuleset
 // before the cookie is in memory and gives it none. The same program in no
 // section finds the cookie and writes: the attack is real.
 TEST_F(Sections, AThreadStartedBeforeTheShimCannotEscapeItsSection) {
-  if (LandlockAbiOfThisKernel() == 0) GTEST_SKIP() << "this kernel has no Landlock";
+  if (LandlockAbiOfThisKernel() == 0)
+    GTEST_SKIP() << "this kernel has no Landlock";
   const std::string programs = RequiredEnv("KLAUNCH_TEST_PROGRAMS");
   const ProcessResult lib = RunProcess(
       {"/usr/bin/gcc", "-O1", "-DEARLY_LIB", "-shared", "-fPIC", "-o",
        Ws("bin/libearly.so"), programs + "/early_thread.c", "-lpthread"});
   ASSERT_EQ(lib.exit_code, 0) << lib.err;
-  const ProcessResult built = RunProcess(
-      {"/usr/bin/gcc", "-O1", "-o", Ws("bin/curl"),
-       programs + "/early_thread.c", "-Dmain=attacker_main",
-       programs + "/attacker.c", "-L" + Ws("bin"), "-learly",
-       "-Wl,-rpath," + Ws("bin"), "-lpthread"});
+  const ProcessResult built =
+      RunProcess({"/usr/bin/gcc", "-O1", "-o", Ws("bin/curl"),
+                  programs + "/early_thread.c", "-Dmain=attacker_main",
+                  programs + "/attacker.c", "-L" + Ws("bin"), "-learly",
+                  "-Wl,-rpath," + Ws("bin"), "-lpthread"});
   ASSERT_EQ(built.exit_code, 0) << built.err;
   RunProcess({"/bin/cp", Ws("bin/curl"), Ws("bin/attacker")});
   const std::string denied = dir_.Write("ws/denied.txt", "x");
@@ -498,7 +524,8 @@ TEST_F(Sections, AThreadStartedBeforeTheShimCannotEscapeItsSection) {
   EXPECT_TRUE(Exists(Ws("by-attacker.txt"))) << r.out << r.err;
   EXPECT_FALSE(Exists(Ws("by-curl.txt"))) << r.out << r.err;
   EXPECT_EQ(Count(r.out, "forge write: done"), 1u) << r.out;
-  EXPECT_THAT(r.out + r.err, HasSubstr("started a thread before the shim could stack"));
+  EXPECT_THAT(r.out + r.err,
+              HasSubstr("started a thread before the shim could stack"));
 }
 
 // libc's system() and popen() run /bin/sh in a child the shim never runs
@@ -513,16 +540,20 @@ TEST_F(Sections, TheShellSystemAndPopenRunEntersItsSection) {
   const std::string script = dir_.Write(
       "ws/shell.py",
       Cat("import ctypes, os\n"
-          "os.system('toucher create:", Ws("by-system.txt"), "')\n"
+          "os.system('toucher create:",
+          Ws("by-system.txt"),
+          "')\n"
           "libc = ctypes.CDLL(None)\n"
           "libc.popen.restype = ctypes.c_void_p\n"
           "libc.pclose.argtypes = [ctypes.c_void_p]\n"
-          "libc.pclose(libc.popen(b'toucher create:", Ws("by-popen.txt"),
+          "libc.pclose(libc.popen(b'toucher create:",
+          Ws("by-popen.txt"),
           "', b'w'))\n"
           "libc.getenv.restype = ctypes.c_char_p\n"
           "print('after the shell:', libc.getenv(b'KLAUNCH_PROGRAMS'))\n"
-          "os.waitpid(os.posix_spawn('", Ws("bin/toucher"),
-          "', ['toucher', 'create:", Ws("by-spawn.txt"), "'], os.environ), 0)\n"));
+          "os.waitpid(os.posix_spawn('",
+          Ws("bin/toucher"), "', ['toucher', 'create:", Ws("by-spawn.txt"),
+          "'], os.environ), 0)\n"));
   const ProcessResult r =
       RunPython(policy, script, {"--no-seccomp", "--no-landlock"});
   EXPECT_FALSE(Exists(Ws("by-system.txt"))) << r.out << r.err;
@@ -546,9 +577,15 @@ TEST_F(Sections, ProgramsInsideASectionLoadTheShimWhereverItLies) {
   RunProcess({"/bin/cp", RequiredEnv("KLAUNCH_BIN"), klaunch});
   RunProcess({"/bin/cp", RequiredEnv("KLAUNCH_SHIM"),
               dir_.Path("kl/shim/libklaunch-shim.so")});
-  std::vector<std::string> argv = {klaunch, "--policy", Policy(), "--log",
-                                   dir_.Path("kl.jsonl"), "--", "/bin/sh",
-                                   "-c", "curl create:" + Ws("c.txt")};
+  std::vector<std::string> argv = {klaunch,
+                                   "--policy",
+                                   Policy(),
+                                   "--log",
+                                   dir_.Path("kl.jsonl"),
+                                   "--",
+                                   "/bin/sh",
+                                   "-c",
+                                   "curl create:" + Ws("c.txt")};
   ProcessOptions o;
   o.cwd = dir_.Path("ws");
   o.env = {"PATH=" + dir_.Path("ws/bin") + ":/usr/bin:/bin",

@@ -587,11 +587,12 @@ TEST(ShimExec, ADenyRuleHoldsThroughLinkChainsInterpretersAndTheLoader) {
   RunProcess({"/bin/ln", "-s", "/usr/bin/python3", box.Path("ws/mypy")});
   box.Write("ws/rmscript", "#!/bin/rm\n");
   RunProcess({"/bin/chmod", "755", box.Path("ws/rmscript")});
-  ProcessResult r = box.Run(
-      {"/bin/sh", "-c",
-       "./mypy -c 'print(\"chain-ran\")'; ./rmscript victim; "
-       "/lib64/ld-linux-x86-64.so.2 /usr/bin/python3 -c 'print(\"loader-ran\")'; "
-       "true"});
+  ProcessResult r =
+      box.Run({"/bin/sh", "-c",
+               "./mypy -c 'print(\"chain-ran\")'; ./rmscript victim; "
+               "/lib64/ld-linux-x86-64.so.2 /usr/bin/python3 -c "
+               "'print(\"loader-ran\")'; "
+               "true"});
   EXPECT_THAT(r.out, Not(HasSubstr("chain-ran"))) << Show(r);
   EXPECT_THAT(r.out, Not(HasSubstr("loader-ran"))) << Show(r);
   EXPECT_TRUE(Exists(box.Path("ws/victim"))) << Show(r);

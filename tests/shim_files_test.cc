@@ -10,9 +10,9 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <algorithm>
 #include <sstream>
@@ -165,8 +165,8 @@ attempt("mkdir", lambda: os.mkdir(os.path.join(root, "py_dir")))
 attempt("rmtree-file", lambda: os.remove(os.path.join(root, "emptydir", ".keep")))
 attempt("rename-out", lambda: os.rename("a.txt", os.path.join(root, "moved.txt")))
 )PY";
-  ProcessResult r = box.Run({kPython, "-c", script, box.root(), f.outside,
-                             f.secret});
+  ProcessResult r =
+      box.Run({kPython, "-c", script, box.root(), f.outside, f.secret});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out,
             "create EACCES\noverwrite EACCES\nappend EACCES\nread EACCES\n"
@@ -193,30 +193,25 @@ attempt("rename-out", lambda: os.rename("a.txt", os.path.join(root, "moved.txt")
 
 // --- 3. fopen ---------------------------------------------------------------
 
-TEST(ShimFiles, FopenOfADeniedPathIsRefusedAndFopenForWritingOutsideCreatesNothing) {
+TEST(ShimFiles,
+     FopenOfADeniedPathIsRefusedAndFopenForWritingOutsideCreatesNothing) {
   Sandbox box(kPolicy);
   const Files f = Populate(box);
   const std::string prog = box.CompileProgram("files_fopen.c");
   ProcessResult r = box.Run({prog, box.root()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, Lines({"fopen r secret: -1 EACCES",
-                          "fopen re secret: -1 EACCES",
-                          "fopen rb secret: -1 EACCES",
-                          "fopen r+ secret: -1 EACCES",
-                          "fopen ccs secret: -1 EACCES",
-                          "fopen64 r secret: -1 EACCES",
-                          "fopen r outside: -1 EACCES",
-                          "fopen w new outside: -1 EACCES",
-                          "fopen a new outside: -1 EACCES",
-                          "fopen wx new outside: -1 EACCES",
-                          "fopen w+ new outside: -1 EACCES",
-                          "fopen w outside: -1 EACCES",
-                          "fopen a outside: -1 EACCES",
-                          "fopen w secret: -1 EACCES",
-                          "fopen w new in secret: -1 EACCES",
-                          "freopen secret: -1 EACCES",
-                          "ws read: hello",
-                          "fopen w ws: ok"}));
+  EXPECT_EQ(
+      r.out,
+      Lines({"fopen r secret: -1 EACCES", "fopen re secret: -1 EACCES",
+             "fopen rb secret: -1 EACCES", "fopen r+ secret: -1 EACCES",
+             "fopen ccs secret: -1 EACCES", "fopen64 r secret: -1 EACCES",
+             "fopen r outside: -1 EACCES", "fopen w new outside: -1 EACCES",
+             "fopen a new outside: -1 EACCES",
+             "fopen wx new outside: -1 EACCES",
+             "fopen w+ new outside: -1 EACCES", "fopen w outside: -1 EACCES",
+             "fopen a outside: -1 EACCES", "fopen w secret: -1 EACCES",
+             "fopen w new in secret: -1 EACCES", "freopen secret: -1 EACCES",
+             "ws read: hello", "fopen w ws: ok"}));
   const std::vector<std::string> refused = box.RefusedTargets();
   EXPECT_THAT(refused, Contains(f.secret));
   EXPECT_THAT(refused, Contains(f.outside));
@@ -311,8 +306,9 @@ TEST(ShimFiles, ASymlinkInTheWorkspaceToADeniedFileCannotBeReadOrWritten) {
   ProcessResult cat_rel = box.Run({"/bin/cat", "rel-secret"});
   EXPECT_EQ(cat_rel.exit_code, 1);
   EXPECT_EQ(cat_rel.out, "");
-  ProcessResult sh = box.Run(
-      {"/bin/sh", "-c", "echo pwned > link-secret; echo pwned >> link-outside"});
+  ProcessResult sh =
+      box.Run({"/bin/sh", "-c",
+               "echo pwned > link-secret; echo pwned >> link-outside"});
   EXPECT_THAT(sh.err, HasSubstr("Permission denied"));
   const std::string prog = box.CompileProgram("files_symlink_write.c");
   ProcessResult r = box.Run({prog, box.root()});
@@ -349,21 +345,21 @@ TEST(ShimFiles, ADanglingSymlinkOutOfTheWriteRootsCannotCreateItsTarget) {
   const std::string prog = box.CompileProgram("files_dangling_symlink.c");
   ProcessResult r = box.Run({prog, box.root()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, Lines({"open dangling creat: -1 EACCES",
-                          "open dangling creat trunc: -1 EACCES",
-                          "creat dangling: -1 EACCES",
-                          "fopen dangling w: -1 EACCES",
-                          "fopen dangling a: -1 EACCES",
-                          "open rel-dangling creat: -1 EACCES",
-                          "open dangling-secret creat: -1 EACCES",
-                          "open chain creat: -1 EACCES",
-                          "openat dangling creat: -1 EACCES",
-                          "open dangling-inside creat: ok"}));
+  EXPECT_EQ(
+      r.out,
+      Lines({"open dangling creat: -1 EACCES",
+             "open dangling creat trunc: -1 EACCES",
+             "creat dangling: -1 EACCES", "fopen dangling w: -1 EACCES",
+             "fopen dangling a: -1 EACCES",
+             "open rel-dangling creat: -1 EACCES",
+             "open dangling-secret creat: -1 EACCES",
+             "open chain creat: -1 EACCES", "openat dangling creat: -1 EACCES",
+             "open dangling-inside creat: ok"}));
   ProcessResult sh = box.Run({"/bin/sh", "-c", "echo pwned > dangling"});
   EXPECT_NE(sh.exit_code, 0);
   EXPECT_THAT(sh.err, HasSubstr("Permission denied"));
-  ProcessResult py = box.Run(
-      {kPython, "-c", "open('rel-dangling', 'w').write('pwned')"});
+  ProcessResult py =
+      box.Run({kPython, "-c", "open('rel-dangling', 'w').write('pwned')"});
   EXPECT_NE(py.exit_code, 0);
   EXPECT_THAT(py.err, HasSubstr("PermissionError"));
   const std::vector<std::string> refused = box.RefusedTargets();
@@ -394,25 +390,23 @@ TEST(ShimFiles, ProcSelfRootAndProcSelfFdReopenTricksAreRefused) {
   const struct stat before = StatOf(f.outside);
   ProcessResult r = box.Run({prog, box.root()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, Lines({"open /proc/self/root secret: -1 EACCES",
-                          "open /proc/thread-self/root secret: -1 EACCES",
-                          "open /proc/PID/root secret: -1 EACCES",
-                          "open /proc/self/root outside trunc: -1 EACCES",
-                          "open /proc/self/root creat: -1 EACCES",
-                          "open /proc/self/cwd/../secret/key.txt: -1 EACCES",
-                          "O_PATH secret: -1 EACCES",
-                          "O_PATH outside: ok",
-                          "reopen outside rdonly: -1 EACCES",
-                          "reopen outside trunc: -1 EACCES",
-                          "fopen reopen outside w: -1 EACCES",
-                          "truncate reopen outside: -1 EACCES",
-                          "chmod reopen outside: -1 EACCES",
-                          "linkat reopen outside into ws: -1 EACCES",
-                          "O_PATH root: ok",
-                          "open root-fd/secret/key.txt: -1 EACCES",
-                          "creat root-fd/proc_made2.txt: -1 EACCES",
-                          "opendir root-fd: -1 EACCES",
-                          "reopen ws file: ok"}));
+  EXPECT_EQ(r.out,
+            Lines({"open /proc/self/root secret: -1 EACCES",
+                   "open /proc/thread-self/root secret: -1 EACCES",
+                   "open /proc/PID/root secret: -1 EACCES",
+                   "open /proc/self/root outside trunc: -1 EACCES",
+                   "open /proc/self/root creat: -1 EACCES",
+                   "open /proc/self/cwd/../secret/key.txt: -1 EACCES",
+                   "O_PATH secret: -1 EACCES", "O_PATH outside: ok",
+                   "reopen outside rdonly: -1 EACCES",
+                   "reopen outside trunc: -1 EACCES",
+                   "fopen reopen outside w: -1 EACCES",
+                   "truncate reopen outside: -1 EACCES",
+                   "chmod reopen outside: -1 EACCES",
+                   "linkat reopen outside into ws: -1 EACCES",
+                   "O_PATH root: ok", "open root-fd/secret/key.txt: -1 EACCES",
+                   "creat root-fd/proc_made2.txt: -1 EACCES",
+                   "opendir root-fd: -1 EACCES", "reopen ws file: ok"}));
   const std::vector<std::string> refused = box.RefusedTargets();
   EXPECT_THAT(refused, Contains(f.secret));
   EXPECT_THAT(refused, Contains(f.outside));
@@ -447,7 +441,8 @@ TEST(ShimFiles, ASymlinkSwappedInALoopNeverLeaksOrChangesTheDeniedFile) {
   EXPECT_THAT(box.RefusedTargets(), Contains(f.secret));
 }
 
-// --- 8. native behaviour -------------------------------------------------------
+// --- 8. native behaviour
+// -------------------------------------------------------
 
 TEST(ShimFiles, ErrnoAndReturnValuesMatchNativeBehaviour) {
   Sandbox box(kPolicy);
@@ -486,14 +481,15 @@ TEST(ShimFiles, OpenReturnsTheLowestFreeDescriptorAsNativelyDoes) {
   EXPECT_EQ(shimmed.out, native.out);
 }
 
-// --- 9. mutations --------------------------------------------------------------
+// --- 9. mutations
+// --------------------------------------------------------------
 
 TEST(ShimFiles, MutationsOutsideTheWriteRootsAreRefusedAndChangeNothing) {
   Sandbox box(kPolicy);
   const Files f = Populate(box);
   box.Write("emptydir/.placeholder", "");
-  Native("rm " + box.Path("emptydir/.placeholder") + " && touch -d 2001-02-03 " +
-         f.outside);
+  Native("rm " + box.Path("emptydir/.placeholder") +
+         " && touch -d 2001-02-03 " + f.outside);
   const struct stat before = StatOf(f.outside);
   const struct stat ws_before = StatOf(f.ws_file);
   const std::string prog = box.CompileProgram("files_mutate.c");
@@ -568,28 +564,59 @@ TEST(ShimFiles, CoreutilsMutationsOutsideTheWriteRootsFailAndChangeNothing) {
   Sandbox box(kPolicy);
   const Files f = Populate(box);
   box.Write("emptydir/.placeholder", "");
-  Native("rm " + box.Path("emptydir/.placeholder") + " && touch -d 2001-02-03 " +
-         f.outside);
+  Native("rm " + box.Path("emptydir/.placeholder") +
+         " && touch -d 2001-02-03 " + f.outside);
   const struct stat before = StatOf(f.outside);
   const std::string R = box.root();
-  const std::string script =
-      "rm -f " + R + "/outside.txt; echo rm=$?\n"
-      "rm -rf " + R + "/secret; echo rm-r=$?\n"
-      "mv a.txt " + R + "/moved.txt; echo mv-out=$?\n"
-      "mv " + R + "/outside.txt stolen.txt; echo mv-in=$?\n"
-      "mkdir " + R + "/newdir; echo mkdir=$?\n"
-      "mkdir -p " + R + "/p/q; echo mkdir-p=$?\n"
-      "rmdir " + R + "/emptydir; echo rmdir=$?\n"
-      "chmod 777 " + R + "/outside.txt; echo chmod=$?\n"
-      "truncate -s 0 " + R + "/outside.txt; echo truncate=$?\n"
-      "ln " + R + "/outside.txt hard.txt; echo ln=$?\n"
-      "ln -s a.txt " + R + "/newlink; echo ln-s=$?\n"
-      "touch -d 2010-01-01 " + R + "/outside.txt; echo touch=$?\n"
-      "touch " + R + "/touched.txt; echo touch-new=$?\n"
-      "cp a.txt " + R + "/copied.txt; echo cp=$?\n"
-      "cp " + R + "/secret/key.txt stolen.txt; echo cp-secret=$?\n"
-      "echo pwned > " + R + "/outside.txt; echo redirect=$?\n"
-      "echo pwned >> " + R + "/outside.txt; echo append=$?\n";
+  const std::string script = "rm -f " + R +
+                             "/outside.txt; echo rm=$?\n"
+                             "rm -rf " +
+                             R +
+                             "/secret; echo rm-r=$?\n"
+                             "mv a.txt " +
+                             R +
+                             "/moved.txt; echo mv-out=$?\n"
+                             "mv " +
+                             R +
+                             "/outside.txt stolen.txt; echo mv-in=$?\n"
+                             "mkdir " +
+                             R +
+                             "/newdir; echo mkdir=$?\n"
+                             "mkdir -p " +
+                             R +
+                             "/p/q; echo mkdir-p=$?\n"
+                             "rmdir " +
+                             R +
+                             "/emptydir; echo rmdir=$?\n"
+                             "chmod 777 " +
+                             R +
+                             "/outside.txt; echo chmod=$?\n"
+                             "truncate -s 0 " +
+                             R +
+                             "/outside.txt; echo truncate=$?\n"
+                             "ln " +
+                             R +
+                             "/outside.txt hard.txt; echo ln=$?\n"
+                             "ln -s a.txt " +
+                             R +
+                             "/newlink; echo ln-s=$?\n"
+                             "touch -d 2010-01-01 " +
+                             R +
+                             "/outside.txt; echo touch=$?\n"
+                             "touch " +
+                             R +
+                             "/touched.txt; echo touch-new=$?\n"
+                             "cp a.txt " +
+                             R +
+                             "/copied.txt; echo cp=$?\n"
+                             "cp " +
+                             R +
+                             "/secret/key.txt stolen.txt; echo cp-secret=$?\n"
+                             "echo pwned > " +
+                             R +
+                             "/outside.txt; echo redirect=$?\n"
+                             "echo pwned >> " +
+                             R + "/outside.txt; echo append=$?\n";
   ProcessResult r = box.Run({"/bin/sh", "-c", script});
   EXPECT_EQ(r.out,
             "rm=1\nrm-r=1\nmv-out=1\nmv-in=1\nmkdir=1\nmkdir-p=1\nrmdir=1\n"
@@ -675,7 +702,8 @@ TEST(ShimFiles, LsOfADeniedPathSaysPermissionDeniedWhetherOrNotItExists) {
   Sandbox box(kPolicy);
   const Files f = Populate(box);
   ProcessResult present = box.Run({"/bin/ls", "-l", f.secret});
-  ProcessResult missing = box.Run({"/bin/ls", "-l", box.Path("secret/nope.txt")});
+  ProcessResult missing =
+      box.Run({"/bin/ls", "-l", box.Path("secret/nope.txt")});
   ProcessResult dir = box.Run({"/bin/ls", f.secret_dir});
   for (const ProcessResult* r : {&present, &missing, &dir}) {
     EXPECT_NE(r->exit_code, 0);
@@ -701,14 +729,12 @@ TEST(ShimFiles, ADenyGlobHidesMatchingFilesAtAnyDepthWhetherOrNotTheyExist) {
   const std::string prog = box.CompileProgram("files_deny_glob.c");
   ProcessResult r = box.Run({prog});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, Lines({"stat sub/.env: -1 EACCES",
-                          "stat .env (missing): -1 EACCES",
-                          "stat sub/deeper/.env (missing): -1 EACCES",
-                          "open sub/.env: -1 EACCES",
-                          "creat .env: -1 EACCES",
-                          "rename onto sub/.env: -1 EACCES",
-                          "rename sub/.env away: -1 EACCES",
-                          "stat sub/ok.txt: ok"}));
+  EXPECT_EQ(r.out,
+            Lines({"stat sub/.env: -1 EACCES", "stat .env (missing): -1 EACCES",
+                   "stat sub/deeper/.env (missing): -1 EACCES",
+                   "open sub/.env: -1 EACCES", "creat .env: -1 EACCES",
+                   "rename onto sub/.env: -1 EACCES",
+                   "rename sub/.env away: -1 EACCES", "stat sub/ok.txt: ok"}));
   EXPECT_THAT(box.RefusedTargets(), Contains(box.Path("ws/sub/.env")));
   EXPECT_EQ(ReadFile(box.Path("ws/sub/.env")), "API_KEY=hunter2\n");
   EXPECT_EQ(ReadFile(box.Path("ws/sub/ok.txt")), "fine\n");
@@ -716,7 +742,8 @@ TEST(ShimFiles, ADenyGlobHidesMatchingFilesAtAnyDepthWhetherOrNotTheyExist) {
   EXPECT_FALSE(Exists(box.Path("ws/sub/env.txt")));
 }
 
-// --- 11. audit mode ------------------------------------------------------------
+// --- 11. audit mode
+// ------------------------------------------------------------
 
 TEST(ShimFiles, AuditModePerformsWhatEnforceWouldRefuseAndLogsItAsWouldDeny) {
   Sandbox box(std::string("mode = \"audit\"\n") + kPolicy);
@@ -750,7 +777,8 @@ TEST(ShimFiles, AuditModePerformsWhatEnforceWouldRefuseAndLogsItAsWouldDeny) {
   }
 }
 
-// --- 12. threads ---------------------------------------------------------------
+// --- 12. threads
+// ---------------------------------------------------------------
 
 TEST(ShimFiles, EightThreadsOpeningAtOnceGetEveryDecisionRight) {
   Sandbox box(kPolicy);
@@ -762,7 +790,8 @@ TEST(ShimFiles, EightThreadsOpeningAtOnceGetEveryDecisionRight) {
   EXPECT_EQ(ReadFile(f.outside), kOutside);
   EXPECT_EQ(ReadFile(f.secret), kSecret);
   for (int t = 0; t < 8; ++t) {
-    EXPECT_EQ(ReadFile(box.Path("ws/t" + std::to_string(t) + ".txt")), "mine\n");
+    EXPECT_EQ(ReadFile(box.Path("ws/t" + std::to_string(t) + ".txt")),
+              "mine\n");
   }
   ProcessResult ls = RunProcess({"/bin/ls", box.root()});
   EXPECT_EQ(ls.out,
@@ -777,7 +806,8 @@ TEST(ShimFiles, EightThreadsOpeningAtOnceGetEveryDecisionRight) {
   }
 }
 
-// --- 13. exported symbols --------------------------------------------------------
+// --- 13. exported symbols
+// --------------------------------------------------------
 
 TEST(ShimFiles, TheShimExportsOnlyLibcEntryPoints) {
   const std::string shim = RequiredEnv("KLAUNCH_SHIM");
@@ -859,7 +889,8 @@ TEST(ShimFiles, TheShimNeedsOnlyLibc) {
                                                       "ld-linux-x86-64.so.2"));
 }
 
-// --- 14. ordinary work -----------------------------------------------------------
+// --- 14. ordinary work
+// -----------------------------------------------------------
 
 constexpr char kCoreutilsScript[] = R"SH(set -e
 mkdir -p a/b/c
@@ -940,12 +971,11 @@ TEST(ShimFiles, RenamingADirectoryCannotCarryADeniedFileOutFromUnderItsRule) {
   box.Write("ws/config/credentials.json", "CREDENTIALS\n");
   box.Write("ws/keys/secrets/a.pem", "PEM\n");
   box.Write("ws/app/.env", "ENV\n");
-  ProcessResult r = box.Run(
-      {"/bin/sh", "-c",
-       "mv config config2; cat config2/credentials.json; "
-       "mv keys/secrets keys/open; cat keys/open/a.pem; "
-       "mv keys keys2; cat keys2/secrets/a.pem; "
-       "mv app app2 && echo moved-app"});
+  ProcessResult r = box.Run({"/bin/sh", "-c",
+                             "mv config config2; cat config2/credentials.json; "
+                             "mv keys/secrets keys/open; cat keys/open/a.pem; "
+                             "mv keys keys2; cat keys2/secrets/a.pem; "
+                             "mv app app2 && echo moved-app"});
   EXPECT_THAT(r.out, Not(HasSubstr("CREDENTIALS")));
   EXPECT_THAT(r.out, Not(HasSubstr("PEM")));
   EXPECT_TRUE(Exists(box.Path("ws/config/credentials.json")));
@@ -954,7 +984,8 @@ TEST(ShimFiles, RenamingADirectoryCannotCarryADeniedFileOutFromUnderItsRule) {
   EXPECT_TRUE(Exists(box.Path("ws/keys2/secrets/a.pem")));
   // A directory whose move no rule depends on still moves.
   EXPECT_THAT(r.out, HasSubstr("moved-app"));
-  EXPECT_THAT(LinesMentioning(box, "out from under it").size(), 2u) << Dump(box);
+  EXPECT_THAT(LinesMentioning(box, "out from under it").size(), 2u)
+      << Dump(box);
 }
 
 }  // namespace
@@ -989,11 +1020,11 @@ TEST(ShimFiles, CallsOnANameWithATrailingSlashAnswerAsTheKernelDoes) {
       "extends = \"workspace-write\"\n[filesystem]\n"
       "deny = [\"**/.env\"]\n");
   const std::string prog = box.Path("entry_slash");
-  ASSERT_EQ(RunProcess({"/usr/bin/gcc", "-O1", "-o", prog,
-                        RequiredEnv("KLAUNCH_TEST_PROGRAMS") +
-                            "/entry_slash.c"})
-                .exit_code,
-            0);
+  ASSERT_EQ(
+      RunProcess({"/usr/bin/gcc", "-O1", "-o", prog,
+                  RequiredEnv("KLAUNCH_TEST_PROGRAMS") + "/entry_slash.c"})
+          .exit_code,
+      0);
   const ProcessResult want = RunNativelyInAnEmptyDirectory({prog});
   ASSERT_EQ(want.exit_code, 0) << want.err;
   const ProcessResult r = box.Run({prog});
@@ -1068,8 +1099,8 @@ TEST(ShimFiles, AnotherProcesssPipeReachedThroughProcIsJudgedByThePathWritten) {
   }
   close(fds[1]);
   const std::string target = "/proc/" + std::to_string(writer) + "/fd/1";
-  ProcessResult r =
-      box.Run({"/bin/sh", "-c", "echo INJECTED > " + target + " && echo wrote"});
+  ProcessResult r = box.Run(
+      {"/bin/sh", "-c", "echo INJECTED > " + target + " && echo wrote"});
   kill(writer, SIGKILL);
   waitpid(writer, nullptr, 0);
   waitpid(reader, nullptr, 0);
@@ -1094,8 +1125,7 @@ TEST(ShimFiles, WithoutAnEffectivePolicyTheShimRefusesEverythingItJudges) {
        {dir.Write("empty.toml", ""), dir.Path("missing.toml"),
         dir.Write("hand.toml", "extends = \"full-access\"\n")}) {
     ProcessOptions o;
-    o.env = std::vector<std::string>{"PATH=/usr/bin:/bin",
-                                     "LD_PRELOAD=" + shim,
+    o.env = std::vector<std::string>{"PATH=/usr/bin:/bin", "LD_PRELOAD=" + shim,
                                      "KLAUNCH_POLICY_FILE=" + policy};
     ProcessResult r = RunProcess({"/bin/cat", file}, o);
     EXPECT_NE(r.exit_code, 0) << policy;

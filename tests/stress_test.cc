@@ -85,11 +85,13 @@ class JsonChecker {
       const char e = s_[at_++];
       if (e == 'u') {
         for (int i = 0; i < 4; ++i) {
-          if (at_ >= s_.size() || !isxdigit(static_cast<unsigned char>(s_[at_++]))) {
+          if (at_ >= s_.size() ||
+              !isxdigit(static_cast<unsigned char>(s_[at_++]))) {
             return false;
           }
         }
-      } else if (std::string_view("\"\\/bfnrt").find(e) == std::string_view::npos) {
+      } else if (std::string_view("\"\\/bfnrt").find(e) ==
+                 std::string_view::npos) {
         return false;
       }
     }
@@ -167,7 +169,6 @@ TEST(JsonChecker, AcceptsAnAuditLineAndRejectsTornOrSplicedOnes) {
 
 // --- The world the runs share ---------------------------------------
 
-
 // What one kind of program counted: per category, calls on denied targets,
 // those refused, and admitted calls that failed.
 struct Counts {
@@ -187,7 +188,7 @@ struct Counts {
 struct StressRun {
   ProcessResult result;
   std::string log_text;
-  std::vector<std::string> records;  // the decisions: every line but "info"
+  std::vector<std::string> records;      // the decisions: every line but "info"
   std::map<std::string, Counts> counts;  // by kind: "dynamic", "static"
   int accepted_ok = 0;
   int accepted_denied = 0;
@@ -215,19 +216,22 @@ class World {
     const std::string src = RequiredEnv("KLAUNCH_TEST_PROGRAMS") + "/stress.c";
     dynamic_ = dir_.Path("bin/stress");
     static_ = dir_.Path("bin/stress-static");
-    ProcessResult d = RunProcess(
-        {"/usr/bin/gcc", "-O1", "-pthread", "-o", dynamic_, src});
+    ProcessResult d =
+        RunProcess({"/usr/bin/gcc", "-O1", "-pthread", "-o", dynamic_, src});
     ProcessResult s = RunProcess({"/usr/bin/gcc", "-O1", "-static", "-no-pie",
                                   "-pthread", "-o", static_, src});
     if (d.exit_code != 0 || s.exit_code != 0) setup_error_ = d.err + s.err;
-    policy_ = dir_.Write(
-        "policy.toml",
-        "extends = \"workspace-write\"\n"
-        "[filesystem]\nworkspace = \"" + ws() + "\"\n"
-        "deny = [\"" + ws() + "/deny\"]\n"
-        "[commands]\ndeny = [\"false *\"]\n"
-        "[network]\nallow = [\"127.0.0.1:" + std::to_string(ok_.port()) +
-            "\"]\n");
+    policy_ = dir_.Write("policy.toml",
+                         "extends = \"workspace-write\"\n"
+                         "[filesystem]\nworkspace = \"" +
+                             ws() +
+                             "\"\n"
+                             "deny = [\"" +
+                             ws() +
+                             "/deny\"]\n"
+                             "[commands]\ndeny = [\"false *\"]\n"
+                             "[network]\nallow = [\"127.0.0.1:" +
+                             std::to_string(ok_.port()) + "\"]\n");
     char real[4096];
     denied_exe_ = realpath("/bin/false", real) ? real : "/bin/false";
     admitted_exe_ = realpath("/bin/true", real) ? real : "/bin/true";
@@ -280,11 +284,11 @@ class World {
     std::vector<std::string> argv = {RequiredEnv("KLAUNCH_BIN"), "--policy",
                                      policy_, "--log", log};
     if (mode == "audit") argv.push_back("--audit");
-    argv.insert(argv.end(),
-                {"--", "/bin/sh", "-c",
-                 args("dynamic", dynamic_) + " & d=$!; " +
-                     args("static", static_) +
-                     " & s=$!; wait $d; a=$?; wait $s; b=$?; exit $((a | b))"});
+    argv.insert(
+        argv.end(),
+        {"--", "/bin/sh", "-c",
+         args("dynamic", dynamic_) + " & d=$!; " + args("static", static_) +
+             " & s=$!; wait $d; a=$?; wait $s; b=$?; exit $((a | b))"});
     ProcessOptions o = Options();
     o.timeout_seconds = kRunTimeoutSeconds;
     ok_.Accepted();
@@ -361,7 +365,8 @@ TEST_P(Stress, TheRunEndsWithinItsBoundAndEveryWorkerReports) {
     EXPECT_EQ(c.workers, kWorkers) << Show(r.result);
     for (const char* category : kCategories) {
       EXPECT_EQ(c.bad(category), 0)
-          << "admitted " << category << " calls failed\n" << Show(r.result);
+          << "admitted " << category << " calls failed\n"
+          << Show(r.result);
     }
     // Every thread made both exec attempts: 2 children each, 512 in all.
     EXPECT_EQ(c.attempts("exec"), kWorkers * kThreads);
@@ -377,7 +382,8 @@ TEST_P(Stress, EveryAuditLineIsOneCompleteJsonObject) {
   int n = 0, bad = 0;
   for (std::string line; std::getline(lines, line); ++n) {
     if (JsonChecker(line).IsOneObject()) continue;
-    if (++bad <= 5) ADD_FAILURE() << "line " << n + 1 << " is not one JSON object: " << line;
+    if (++bad <= 5)
+      ADD_FAILURE() << "line " << n + 1 << " is not one JSON object: " << line;
   }
   EXPECT_EQ(bad, 0) << "of " << n << " lines";
   const std::string verdict = audit() ? "would_deny" : "deny";
@@ -491,7 +497,9 @@ TEST_P(Stress, EveryRecordedDecisionIsTheEnginesAnswerForItsTarget) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, Stress, ::testing::Values("enforce", "audit"),
-                         [](const auto& info) { return std::string(info.param); });
+                         [](const auto& info) {
+                           return std::string(info.param);
+                         });
 
 }  // namespace
 }  // namespace klaunch::testing

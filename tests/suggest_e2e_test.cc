@@ -9,10 +9,9 @@
 // PATH, as a user's job would be run; the learned policy names the
 // workspace's paths relative to it.
 
-#include <unistd.h>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -56,8 +55,8 @@ class SuggestEndToEnd : public ::testing::Test {
   // Runs `job` (a shell script written to ws/job.sh) as a dry run, learns
   // a policy from it, and enforces that; returns the enforced run.
   ProcessResult DryRunLearnEnforce(const std::string& job) {
-    k_.Write("ws/job.sh", "#!/bin/sh\nset -e\ncat ~/.ssh/id_rsa || true\n" +
-                              job);
+    k_.Write("ws/job.sh",
+             "#!/bin/sh\nset -e\ncat ~/.ssh/id_rsa || true\n" + job);
     RunProcess({"/bin/chmod", "+x", k_.Path("ws/job.sh")});
     const std::vector<std::string> cmd = {"job.sh"};
     k_.SetPolicy(kBase);
@@ -77,9 +76,8 @@ class SuggestEndToEnd : public ::testing::Test {
     }
     // The learned policy passes check, and does not name this workspace.
     const std::string file = k_.Write("learned.toml", learned_);
-    EXPECT_EQ(RunProcess({RequiredEnv("KLAUNCH_BIN"), "check", file}, o)
-                  .exit_code,
-              0)
+    EXPECT_EQ(
+        RunProcess({RequiredEnv("KLAUNCH_BIN"), "check", file}, o).exit_code, 0)
         << learned_;
     EXPECT_THAT(learned_, Not(HasSubstr(k_.ws()))) << learned_;
     // A clean workspace, as the next run would find it.
@@ -101,8 +99,8 @@ class SuggestEndToEnd : public ::testing::Test {
           std::string::npos) {
         continue;
       }
-      EXPECT_EQ(Field(line, "target"), k_.Path(".ssh/id_rsa"))
-          << line << "\n" << learned_;
+      EXPECT_EQ(Field(line, "target"), k_.Path(".ssh/id_rsa")) << line << "\n"
+                                                               << learned_;
     }
     EXPECT_THAT(enforced.out, Not(HasSubstr("SECRET-KEY")));
     return enforced;
@@ -118,7 +116,8 @@ class SuggestEndToEnd : public ::testing::Test {
   std::vector<std::string> made_;  // what the job makes in the workspace
 };
 
-TEST_F(SuggestEndToEnd, CloningAndCommittingALocalGitRepositoryPassesFirstTime) {
+TEST_F(SuggestEndToEnd,
+       CloningAndCommittingALocalGitRepositoryPassesFirstTime) {
   const std::string src = k_.Path("src");
   RunProcess({"/bin/mkdir", "-p", src});
   k_.Write("src/a", "a\n");
@@ -127,8 +126,8 @@ TEST_F(SuggestEndToEnd, CloningAndCommittingALocalGitRepositoryPassesFirstTime) 
   for (const std::vector<std::string>& git :
        {std::vector<std::string>{"/usr/bin/git", "init", "-q"},
         {"/usr/bin/git", "add", "a"},
-        {"/usr/bin/git", "-c", "user.name=t", "-c", "user.email=t@example.invalid",
-         "commit", "-qm", "one"}}) {
+        {"/usr/bin/git", "-c", "user.name=t", "-c",
+         "user.email=t@example.invalid", "commit", "-qm", "one"}}) {
     ASSERT_EQ(RunProcess(git, o).exit_code, 0);
   }
   made_ = {"clone"};
@@ -149,19 +148,22 @@ TEST_F(SuggestEndToEnd, CloningAndCommittingALocalGitRepositoryPassesFirstTime) 
 
 TEST_F(SuggestEndToEnd, MakeOfASmallCProjectPassesFirstTime) {
   RunProcess({"/bin/mkdir", "-p", k_.Path("ws/proj")});
-  k_.Write("ws/proj/main.c",
-           "int twice(int);\nint main(void) { return twice(21) == 42 ? 0 : 1; }\n");
+  k_.Write(
+      "ws/proj/main.c",
+      "int twice(int);\nint main(void) { return twice(21) == 42 ? 0 : 1; }\n");
   k_.Write("ws/proj/twice.c", "int twice(int x) { return 2 * x; }\n");
   k_.Write("ws/proj/Makefile",
            "prog: main.o twice.o\n\tcc -o prog main.o twice.o\n"
            "%.o: %.c\n\tcc -O1 -c -o $@ $<\n");
   made_ = {"proj/prog", "proj/main.o", "proj/twice.o"};
-  ProcessResult r = DryRunLearnEnforce("make -s -C proj\n./proj/prog && echo built\n");
+  ProcessResult r =
+      DryRunLearnEnforce("make -s -C proj\n./proj/prog && echo built\n");
   EXPECT_THAT(r.out, HasSubstr("built")) << Show(r);
 }
 
 TEST_F(SuggestEndToEnd, PipInstallFromALocalWheelDirectoryPassesFirstTime) {
-  if (RunProcess({"/usr/bin/python3", "-m", "pip", "--version"}).exit_code != 0) {
+  if (RunProcess({"/usr/bin/python3", "-m", "pip", "--version"}).exit_code !=
+      0) {
     GTEST_SKIP() << "python3 -m pip is missing (scripts/bootstrap installs "
                     "python3-pip)";
   }
@@ -197,7 +199,8 @@ TEST_F(SuggestEndToEnd, PipInstallFromALocalWheelDirectoryPassesFirstTime) {
   EXPECT_THAT(r.out, HasSubstr("hi")) << Show(r);
 }
 
-TEST_F(SuggestEndToEnd, APythonScriptThatWritesOutputsAndRunsToolsPassesFirstTime) {
+TEST_F(SuggestEndToEnd,
+       APythonScriptThatWritesOutputsAndRunsToolsPassesFirstTime) {
   k_.Write("ws/report.py",
            "import json, os, subprocess, tempfile\n"
            "os.makedirs('out', exist_ok=True)\n"

@@ -29,23 +29,28 @@ std::map<std::string, int> Allowed(const KlaunchRun& k) {
   return out;
 }
 
-TEST(Trace, ARunsWritesExecsAndConnectsAreRecordedOnceEachByTheLayerThatJudged) {
+TEST(Trace,
+     ARunsWritesExecsAndConnectsAreRecordedOnceEachByTheLayerThatJudged) {
   KlaunchRun k;
   Listener listener;
   ASSERT_TRUE(listener.ok());
   BuildProgram("toucher.c", k.Path("ws/toucher-static"), true);
   BuildProgram("toucher.c", k.Path("ws/toucher"), false);
   k.Write("ws/input", "x\n");
-  k.SetPolicy("extends = \"workspace-write\"\n[network]\nallow = [\"127.0.0.1:" +
-              std::to_string(listener.port()) + "\"]\n");
+  k.SetPolicy(
+      "extends = \"workspace-write\"\n[network]\nallow = [\"127.0.0.1:" +
+      std::to_string(listener.port()) + "\"]\n");
   const std::string ws = k.ws();
   const std::string port = std::to_string(listener.port());
   ProcessResult r = k.Run(
       {"/bin/sh", "-c",
        "mkdir -p build/a && echo x > build/a/f && mv build/a/f build/a/g && "
        "cat input > /dev/null && rm -r build && "
-       "./toucher create:" + ws + "/dyn connect:" + port + " && "
-       "./toucher-static create:" + ws + "/static unlink:" + ws + "/static"},
+       "./toucher create:" +
+           ws + "/dyn connect:" + port +
+           " && "
+           "./toucher-static create:" +
+           ws + "/static unlink:" + ws + "/static"},
       {"--trace"});
   ASSERT_EQ(r.exit_code, 0) << Show(r);
   const std::map<std::string, int> allowed = Allowed(k);
@@ -56,9 +61,12 @@ TEST(Trace, ARunsWritesExecsAndConnectsAreRecordedOnceEachByTheLayerThatJudged) 
   // A dynamic program's calls, judged by the shim: each name is made and
   // then renamed or removed (two records), the others once.
   const std::map<std::string, int> want = {
-      {"write " + ws + "/build shim", 2},   {"write " + ws + "/build/a shim", 2},
-      {"write " + ws + "/build/a/f shim", 2}, {"write " + ws + "/build/a/g shim", 2},
-      {"write " + ws + "/dyn shim", 1},     {"connect 127.0.0.1:" + port + " shim", 1}};
+      {"write " + ws + "/build shim", 2},
+      {"write " + ws + "/build/a shim", 2},
+      {"write " + ws + "/build/a/f shim", 2},
+      {"write " + ws + "/build/a/g shim", 2},
+      {"write " + ws + "/dyn shim", 1},
+      {"connect 127.0.0.1:" + port + " shim", 1}};
   for (const auto& [what, n] : want) {
     EXPECT_EQ(allowed.count(what) ? allowed.at(what) : 0, n) << what << "\n"
                                                              << all;
@@ -72,8 +80,7 @@ TEST(Trace, ARunsWritesExecsAndConnectsAreRecordedOnceEachByTheLayerThatJudged) 
   // Every exec once, whichever layers judged it.
   for (const std::string& program :
        {std::string("/usr/bin/mkdir"), std::string("/usr/bin/mv"),
-        std::string("/usr/bin/rm"), ws + "/toucher",
-        ws + "/toucher-static"}) {
+        std::string("/usr/bin/rm"), ws + "/toucher", ws + "/toucher-static"}) {
     int n = 0;
     for (const auto& [what, count] : allowed) {
       if (what.rfind("exec " + program + " ", 0) == 0) n += count;

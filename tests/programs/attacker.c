@@ -12,23 +12,23 @@
 #include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sched.h>
 #include <sys/mount.h>
 #include <sys/personality.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/ptrace.h>
-#include <signal.h>
-#include <stddef.h>
 #include <sys/socket.h>
-#include <sys/un.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
-#include <sys/wait.h>
+#include <sys/sysmacros.h>
 #include <sys/time.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -106,8 +106,10 @@ static void* storm_thread(void* arg) {
   struct storm* s = arg;
   for (int i = 0; i < s->rounds; ++i) {
     int fd = open(s->ok, O_RDONLY);
-    if (fd < 0) __atomic_add_fetch(&s->wrong, 1, __ATOMIC_RELAXED);
-    else close(fd);
+    if (fd < 0)
+      __atomic_add_fetch(&s->wrong, 1, __ATOMIC_RELAXED);
+    else
+      close(fd);
     fd = open(s->denied, O_RDONLY);
     if (fd >= 0 || errno != EACCES) {
       __atomic_add_fetch(&s->wrong, 1, __ATOMIC_RELAXED);
@@ -117,15 +119,16 @@ static void* storm_thread(void* arg) {
   return NULL;
 }
 
-
 /* The root powers the filter refuses, each tried for real. Arguments that
  * would do harm natively are kept harmless where the call allows (reboot
  * with a bad magic number, kexec with no file). */
 static long root_power(const char* name, const char* arg) {
   if (!strcmp(name, "mount")) return mount("none", arg, "tmpfs", 0, NULL);
   if (!strcmp(name, "umount2")) return umount2(arg, MNT_DETACH);
-  if (!strcmp(name, "open_tree")) return syscall(428, AT_FDCWD, arg, 1 /* OPEN_TREE_CLONE */);
-  if (!strcmp(name, "move_mount")) return syscall(429, AT_FDCWD, arg, AT_FDCWD, arg, 0);
+  if (!strcmp(name, "open_tree"))
+    return syscall(428, AT_FDCWD, arg, 1 /* OPEN_TREE_CLONE */);
+  if (!strcmp(name, "move_mount"))
+    return syscall(429, AT_FDCWD, arg, AT_FDCWD, arg, 0);
   if (!strcmp(name, "fsopen")) return syscall(430, "tmpfs", 0);
   if (!strcmp(name, "fsmount")) return syscall(432, 0, 0, 0);
   if (!strcmp(name, "pivot_root")) return syscall(SYS_pivot_root, arg, arg);
@@ -148,12 +151,17 @@ static long root_power(const char* name, const char* arg) {
     if (pid > 0) waitpid((pid_t)pid, NULL, 0);
     return pid;
   }
-  if (!strcmp(name, "init_module")) return syscall(SYS_init_module, NULL, 0, "");
-  if (!strcmp(name, "finit_module")) return syscall(SYS_finit_module, -1, "", 0);
-  if (!strcmp(name, "delete_module")) return syscall(SYS_delete_module, "klaunch_none", 0);
+  if (!strcmp(name, "init_module"))
+    return syscall(SYS_init_module, NULL, 0, "");
+  if (!strcmp(name, "finit_module"))
+    return syscall(SYS_finit_module, -1, "", 0);
+  if (!strcmp(name, "delete_module"))
+    return syscall(SYS_delete_module, "klaunch_none", 0);
   if (!strcmp(name, "bpf")) return syscall(SYS_bpf, 0, NULL, 0);
-  if (!strcmp(name, "kexec_file_load")) return syscall(SYS_kexec_file_load, -1, -1, 0, "", 0);
-  if (!strcmp(name, "kexec_load")) return syscall(SYS_kexec_load, 0, 0, NULL, 0);
+  if (!strcmp(name, "kexec_file_load"))
+    return syscall(SYS_kexec_file_load, -1, -1, 0, "", 0);
+  if (!strcmp(name, "kexec_load"))
+    return syscall(SYS_kexec_load, 0, 0, NULL, 0);
   if (!strcmp(name, "reboot")) return syscall(SYS_reboot, 0, 0, 0, NULL);
   if (!strcmp(name, "mknod")) return mknod(arg, S_IFCHR | 0600, makedev(1, 3));
   if (!strcmp(name, "ptrace-init")) return ptrace(PTRACE_ATTACH, 1, 0, 0);
@@ -183,13 +191,16 @@ static unsigned long find_cookie(const char* denied) {
     char perms[8];
     if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3) continue;
     const int shim = strstr(line, "libklaunch-shim") != NULL;
-    const int anonymous = strchr(line, '/') == NULL && strchr(line, '[') == NULL;
-    const int scan = perms[0] == 'r' && perms[1] == 'w' && (shim || (after_shim && anonymous));
+    const int anonymous =
+        strchr(line, '/') == NULL && strchr(line, '[') == NULL;
+    const int scan = perms[0] == 'r' && perms[1] == 'w' &&
+                     (shim || (after_shim && anonymous));
     after_shim = shim;
     if (!scan) continue;
     for (unsigned long* w = (unsigned long*)lo; w < (unsigned long*)hi; ++w) {
       const unsigned long v = *w;
-      if ((v >> 48) == 0 || (v >> 48) == 0xffff) continue; /* small or a pointer */
+      if ((v >> 48) == 0 || (v >> 48) == 0xffff)
+        continue; /* small or a pointer */
       long fd = syscall(SYS_openat, AT_FDCWD, denied, O_RDONLY, 0, 0, v);
       if (fd >= 0) {
         close((int)fd);
@@ -217,8 +228,10 @@ static unsigned long find_cookie_by_opath(const char* admitted) {
     char perms[8];
     if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3) continue;
     const int shim = strstr(line, "libklaunch-shim") != NULL;
-    const int anonymous = strchr(line, '/') == NULL && strchr(line, '[') == NULL;
-    const int scan = perms[0] == 'r' && perms[1] == 'w' && (shim || (after_shim && anonymous));
+    const int anonymous =
+        strchr(line, '/') == NULL && strchr(line, '[') == NULL;
+    const int scan = perms[0] == 'r' && perms[1] == 'w' &&
+                     (shim || (after_shim && anonymous));
     after_shim = shim;
     if (!scan) continue;
     for (unsigned long* w = (unsigned long*)lo; w < (unsigned long*)hi; ++w) {
@@ -237,8 +250,10 @@ static unsigned long find_cookie_by_opath(const char* admitted) {
 }
 
 static void tag_say(const char* what, long r) {
-  if (r >= 0) printf("tag %s: done\n", what);
-  else printf("tag %s: %s\n", what, strerror(errno));
+  if (r >= 0)
+    printf("tag %s: done\n", what);
+  else
+    printf("tag %s: %s\n", what, strerror(errno));
 }
 
 /* tag PROBE OP ARGS...: the cookie found in the shim's memory, then one
@@ -261,17 +276,18 @@ static int tag_attack(int argc, char** argv) {
   }
   printf("tag: found the cookie (probe: %s)\n", how);
   const unsigned long c = cookie;
-  if (!strcmp(op, "chmod")) {           /* chmod PATH MODE */
+  if (!strcmp(op, "chmod")) { /* chmod PATH MODE */
     const long mode = strtol(b, NULL, 8);
     tag_say("chmod", syscall(SYS_chmod, a, mode, 0, 0, 0, c));
     tag_say("fchmodat", syscall(SYS_fchmodat, AT_FDCWD, a, mode, 0, 0, c));
-    tag_say("fchmodat2", syscall(452 /* fchmodat2 */, AT_FDCWD, a, mode, 0, 0, c));
-  } else if (!strcmp(op, "chown")) {    /* chown PATH UID */
+    tag_say("fchmodat2",
+            syscall(452 /* fchmodat2 */, AT_FDCWD, a, mode, 0, 0, c));
+  } else if (!strcmp(op, "chown")) { /* chown PATH UID */
     const long uid = atol(b);
     tag_say("chown", syscall(SYS_chown, a, uid, uid, 0, 0, c));
     tag_say("lchown", syscall(SYS_lchown, a, uid, uid, 0, 0, c));
     tag_say("fchownat", syscall(SYS_fchownat, AT_FDCWD, a, uid, uid, 0, c));
-  } else if (!strcmp(op, "utimes")) {   /* utimes PATH */
+  } else if (!strcmp(op, "utimes")) { /* utimes PATH */
     struct timespec ts[2] = {{1000000000, 0}, {1000000000, 0}};
     struct timeval tv[2] = {{1000000000, 0}, {1000000000, 0}};
     tag_say("utimensat", syscall(SYS_utimensat, AT_FDCWD, a, ts, 0, 0, c));
@@ -280,7 +296,7 @@ static int tag_attack(int argc, char** argv) {
   } else if (!strcmp(op, "setxattr")) { /* setxattr PATH NAME */
     tag_say("setxattr", syscall(SYS_setxattr, a, b, "forged", 6, 0, c));
     tag_say("lsetxattr", syscall(SYS_lsetxattr, a, b, "forged", 6, 0, c));
-  } else if (!strcmp(op, "unix")) {     /* unix PATH */
+  } else if (!strcmp(op, "unix")) { /* unix PATH */
     int s = socket(AF_UNIX, SOCK_STREAM, 0);
     struct sockaddr_un un = {.sun_family = AF_UNIX};
     strncpy(un.sun_path, a, sizeof(un.sun_path) - 1);
@@ -291,26 +307,31 @@ static int tag_attack(int argc, char** argv) {
     const size_t n = strnlen(a, sizeof(un.sun_path) - 1);
     memcpy(un.sun_path + 1, a, n);
     tag_say("abstract connect",
-            syscall(SYS_connect, s, &un, offsetof(struct sockaddr_un, sun_path) + 1 + n, 0, 0, c));
-  } else if (!strcmp(op, "udp")) {      /* udp PORT */
+            syscall(SYS_connect, s, &un,
+                    offsetof(struct sockaddr_un, sun_path) + 1 + n, 0, 0, c));
+  } else if (!strcmp(op, "udp")) { /* udp PORT */
     int s = socket(AF_INET, SOCK_DGRAM, 0);
     struct sockaddr_in in = {.sin_family = AF_INET, .sin_port = htons(atoi(a))};
     in.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     char data[] = "forged-datagram";
     struct iovec iov = {data, sizeof(data) - 1};
-    struct msghdr m = {.msg_name = &in, .msg_namelen = sizeof(in),
-                       .msg_iov = &iov, .msg_iovlen = 1};
+    struct msghdr m = {.msg_name = &in,
+                       .msg_namelen = sizeof(in),
+                       .msg_iov = &iov,
+                       .msg_iovlen = 1};
     tag_say("udp sendmsg", syscall(SYS_sendmsg, s, &m, 0, 0, 0, c));
-  } else if (!strcmp(op, "tcp")) {      /* tcp ADDRESS PORT */
+  } else if (!strcmp(op, "tcp")) { /* tcp ADDRESS PORT */
     int s = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in in = {.sin_family = AF_INET, .sin_port = htons(atoi(b))};
     inet_pton(AF_INET, a, &in.sin_addr);
     tag_say("tcp connect", syscall(SYS_connect, s, &in, sizeof(in), 0, 0, c));
-  } else if (!strcmp(op, "write")) {    /* write PATH TEXT */
+  } else if (!strcmp(op, "write")) { /* write PATH TEXT */
     long fd = syscall(SYS_openat, AT_FDCWD, a, O_WRONLY | O_TRUNC, 0, 0, c);
-    if (fd >= 0 && write((int)fd, b, strlen(b)) == (long)strlen(b)) tag_say("write", 0);
-    else tag_say("write", -1);
-  } else if (!strcmp(op, "read")) {     /* read PATH */
+    if (fd >= 0 && write((int)fd, b, strlen(b)) == (long)strlen(b))
+      tag_say("write", 0);
+    else
+      tag_say("write", -1);
+  } else if (!strcmp(op, "read")) { /* read PATH */
     long fd = syscall(SYS_openat, AT_FDCWD, a, O_RDONLY, 0, 0, c);
     if (fd < 0) {
       tag_say("read", -1);
@@ -340,7 +361,8 @@ int main(int argc, char** argv) {
     show_open("asm", asm_openat(arg));
   } else if (!strcmp(mode, "openat2")) {
     struct open_how how = {.flags = O_RDONLY};
-    show_open("openat2", syscall(SYS_openat2, AT_FDCWD, arg, &how, sizeof(how)));
+    show_open("openat2",
+              syscall(SYS_openat2, AT_FDCWD, arg, &how, sizeof(how)));
   } else if (!strcmp(mode, "look")) {
     /* Every way of looking at a name without opening it, as raw calls, so
      * the static and the dynamic build make the same ones. */
@@ -348,11 +370,13 @@ int main(int argc, char** argv) {
     struct statx sx;
     char link[256];
     long r;
-#define LOOK(name, call)                                                   \
-  do {                                                                     \
-    r = (call);                                                            \
-    if (r < 0) printf("look %s: error %s\n", name, strerror(errno));       \
-    else printf("look %s: ok\n", name);                                    \
+#define LOOK(name, call)                                    \
+  do {                                                      \
+    r = (call);                                             \
+    if (r < 0)                                              \
+      printf("look %s: error %s\n", name, strerror(errno)); \
+    else                                                    \
+      printf("look %s: ok\n", name);                        \
   } while (0)
     LOOK("stat", syscall(SYS_stat, arg, &st));
     LOOK("lstat", syscall(SYS_lstat, arg, &st));
@@ -364,12 +388,15 @@ int main(int argc, char** argv) {
     LOOK("faccessat", syscall(SYS_faccessat, AT_FDCWD, arg, R_OK));
     LOOK("faccessat2", syscall(SYS_faccessat2, AT_FDCWD, arg, F_OK, 0));
     LOOK("readlink", syscall(SYS_readlink, arg, link, sizeof(link)));
-    LOOK("readlinkat", syscall(SYS_readlinkat, AT_FDCWD, arg, link, sizeof(link)));
+    LOOK("readlinkat",
+         syscall(SYS_readlinkat, AT_FDCWD, arg, link, sizeof(link)));
 #undef LOOK
   } else if (!strcmp(mode, "write")) {
     long fd = open(arg, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd >= 0 && write((int)fd, "escaped", 7) == 7) printf("write: done\n");
-    else printf("write: error %s\n", strerror(errno));
+    if (fd >= 0 && write((int)fd, "escaped", 7) == 7)
+      printf("write: done\n");
+    else
+      printf("write: error %s\n", strerror(errno));
   } else if (!strcmp(mode, "exec")) {
     execve(arg, argv + 2, environ);
     printf("exec: error %s\n", strerror(errno));
@@ -386,21 +413,29 @@ int main(int argc, char** argv) {
     for (char** e = environ; *e; ++e) printf("env: %s\n", *e);
   } else if (!strcmp(mode, "connect")) {
     int s = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(atoi(arg))};
+    struct sockaddr_in a = {.sin_family = AF_INET,
+                            .sin_port = htons(atoi(arg))};
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (connect(s, (struct sockaddr*)&a, sizeof(a)) == 0) printf("connect: done\n");
-    else printf("connect: error %s\n", strerror(errno));
+    if (connect(s, (struct sockaddr*)&a, sizeof(a)) == 0)
+      printf("connect: done\n");
+    else
+      printf("connect: error %s\n", strerror(errno));
   } else if (!strcmp(mode, "sendto")) {
     int s = socket(AF_INET, SOCK_DGRAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(atoi(arg))};
+    struct sockaddr_in a = {.sin_family = AF_INET,
+                            .sin_port = htons(atoi(arg))};
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (sendto(s, "leak", 4, 0, (struct sockaddr*)&a, sizeof(a)) == 4) printf("sendto: done\n");
-    else printf("sendto: error %s\n", strerror(errno));
+    if (sendto(s, "leak", 4, 0, (struct sockaddr*)&a, sizeof(a)) == 4)
+      printf("sendto: done\n");
+    else
+      printf("sendto: error %s\n", strerror(errno));
   } else if (!strcmp(mode, "uring")) {
     char params[120] = {0};
     long fd = syscall(425 /* io_uring_setup */, 8, params);
-    if (fd >= 0) printf("uring: AVAILABLE\n");
-    else printf("uring: error %s\n", strerror(errno));
+    if (fd >= 0)
+      printf("uring: AVAILABLE\n");
+    else
+      printf("uring: error %s\n", strerror(errno));
   } else if (!strcmp(mode, "int80")) {
     long r = int80_open(arg);
     printf("int80: %s\n", r >= 0 ? "OPENED" : strerror((int)-r));
@@ -433,13 +468,15 @@ int main(int argc, char** argv) {
     for (int p = 0; p < procs; ++p) {
       if (fork() == 0) {
         pthread_t ts[64];
-        for (int i = 0; i < threads; ++i) pthread_create(&ts[i], NULL, storm_thread, &s);
+        for (int i = 0; i < threads; ++i)
+          pthread_create(&ts[i], NULL, storm_thread, &s);
         for (int i = 0; i < threads; ++i) pthread_join(ts[i], NULL);
         _exit(s.wrong > 0 ? 1 : 0);
       }
     }
     int bad = 0, status;
-    while (wait(&status) > 0) bad += !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+    while (wait(&status) > 0)
+      bad += !WIFEXITED(status) || WEXITSTATUS(status) != 0;
     printf("storm: %d processes wrong\n", bad);
   } else if (!strcmp(mode, "query")) {
     long r = syscall(SYS_tuxcall);
@@ -485,17 +522,25 @@ int main(int argc, char** argv) {
     if (!cookie) cookie = find_cookie_by_opath(".");
     printf("forge: %s\n", cookie ? "found the cookie" : "no cookie found");
     if (!cookie) return 0;
-    long fd = syscall(SYS_openat, AT_FDCWD, argv[3], O_WRONLY | O_CREAT | O_TRUNC, 0644, 0, cookie);
-    if (fd >= 0 && write((int)fd, "escaped", 7) == 7) printf("forge write: done\n");
-    else printf("forge write: %s\n", strerror(errno));
+    long fd = syscall(SYS_openat, AT_FDCWD, argv[3],
+                      O_WRONLY | O_CREAT | O_TRUNC, 0644, 0, cookie);
+    if (fd >= 0 && write((int)fd, "escaped", 7) == 7)
+      printf("forge write: done\n");
+    else
+      printf("forge write: %s\n", strerror(errno));
     int s = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(atoi(argv[4]))};
+    struct sockaddr_in a = {.sin_family = AF_INET,
+                            .sin_port = htons(atoi(argv[4]))};
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (syscall(SYS_connect, s, &a, sizeof(a), 0, 0, cookie) == 0) printf("forge connect: done\n");
-    else printf("forge connect: %s\n", strerror(errno));
+    if (syscall(SYS_connect, s, &a, sizeof(a), 0, 0, cookie) == 0)
+      printf("forge connect: done\n");
+    else
+      printf("forge connect: %s\n", strerror(errno));
     long rfd = syscall(SYS_openat, AT_FDCWD, arg, O_RDONLY, 0, 0, cookie);
-    if (rfd >= 0) printf("forge read: done\n");
-    else printf("forge read: %s\n", strerror(errno));
+    if (rfd >= 0)
+      printf("forge read: done\n");
+    else
+      printf("forge read: %s\n", strerror(errno));
   } else if (!strcmp(mode, "tag") && argc > 3) {
     /* tag PROBE OP ARGS...: class 3 of tests/attack_tag_test.cc. */
     return tag_attack(argc, argv);
@@ -505,12 +550,16 @@ int main(int argc, char** argv) {
     struct sockaddr_un a = {.sun_family = AF_UNIX};
     strncpy(a.sun_path + 1, arg, sizeof(a.sun_path) - 2);
     socklen_t len = offsetof(struct sockaddr_un, sun_path) + 1 + strlen(arg);
-    if (connect(s, (struct sockaddr*)&a, len) == 0) printf("abstract: done\n");
-    else printf("abstract: %s\n", strerror(errno));
+    if (connect(s, (struct sockaddr*)&a, len) == 0)
+      printf("abstract: done\n");
+    else
+      printf("abstract: %s\n", strerror(errno));
   } else if (!strcmp(mode, "signal")) {
     /* signal PID: probe a process outside the sandbox with signal 0. */
-    if (kill(atoi(arg), 0) == 0) printf("signal: done\n");
-    else printf("signal: %s\n", strerror(errno));
+    if (kill(atoi(arg), 0) == 0)
+      printf("signal: done\n");
+    else
+      printf("signal: %s\n", strerror(errno));
   } else if (!strcmp(mode, "loop")) {
     for (int i = 0; i < atoi(argv[3]); ++i) {
       int fd = open(arg, O_RDONLY);

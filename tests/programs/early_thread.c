@@ -52,8 +52,6 @@ int early_run(job_fn fn, int argc, char** argv) {
 int early_run(job_fn fn, int argc, char** argv);
 int attacker_main(int argc, char** argv);
 
-int main(int argc, char** argv) {
-  return early_run(attacker_main, argc, argv);
-}
+int main(int argc, char** argv) { return early_run(attacker_main, argc, argv); }
 
 #endif

@@ -20,8 +20,10 @@
 #include <unistd.h>
 
 static void say(const char* what, long r) {
-  if (r >= 0) printf("%s: done\n", what);
-  else printf("%s: %s\n", what, strerror(errno));
+  if (r >= 0)
+    printf("%s: done\n", what);
+  else
+    printf("%s: %s\n", what, strerror(errno));
 }
 
 static struct sockaddr_in loopback(uint16_t port) {
@@ -36,7 +38,8 @@ static struct sockaddr_in loopback(uint16_t port) {
 static uint16_t checksum(const void* data, size_t len) {
   const uint8_t* p = data;
   uint32_t sum = 0;
-  for (size_t i = 0; i + 1 < len; i += 2) sum += (uint32_t)(p[i] << 8 | p[i + 1]);
+  for (size_t i = 0; i + 1 < len; i += 2)
+    sum += (uint32_t)(p[i] << 8 | p[i + 1]);
   if (len & 1) sum += (uint32_t)(p[len - 1] << 8);
   while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
   return htons((uint16_t)~sum);
@@ -86,7 +89,8 @@ int main(int argc, char** argv) {
     struct sockaddr_in a = loopback(port);
     a.sin_family = AF_UNSPEC;
     if (!strcmp(mode, "unspec-sendto")) {
-      say(mode, sendto(s, text, strlen(text), 0, (struct sockaddr*)&a, sizeof(a)));
+      say(mode,
+          sendto(s, text, strlen(text), 0, (struct sockaddr*)&a, sizeof(a)));
     } else {
       struct iovec iov = {(void*)text, strlen(text)};
       struct msghdr m;
@@ -102,7 +106,8 @@ int main(int argc, char** argv) {
      * address (udpv6_sendmsg hands it to udp_sendmsg). */
     int s = socket(AF_INET6, SOCK_DGRAM, 0);
     struct sockaddr_in a = loopback(port);
-    say(mode, sendto(s, text, strlen(text), 0, (struct sockaddr*)&a, sizeof(a)));
+    say(mode,
+        sendto(s, text, strlen(text), 0, (struct sockaddr*)&a, sizeof(a)));
   } else if (!strcmp(mode, "v6-connect-v4")) {
     /* v6-connect-v4 PORT: an AF_INET6 UDP socket connected to an AF_INET
      * address, then a send without one. */
@@ -126,7 +131,8 @@ int main(int argc, char** argv) {
     size_t n;
     if (!strcmp(mode, "raw-hdrincl")) {
       int one = 1;
-      say("raw IP_HDRINCL", setsockopt(s, IPPROTO_IP, IP_HDRINCL, &one, sizeof(one)));
+      say("raw IP_HDRINCL",
+          setsockopt(s, IPPROTO_IP, IP_HDRINCL, &one, sizeof(one)));
       n = ip_udp_packet(packet, port, text);
     } else {
       n = udp_packet(packet, port, text);
@@ -141,7 +147,8 @@ int main(int argc, char** argv) {
   } else if (!strcmp(mode, "packet-sendto") || !strcmp(mode, "packet-bound")) {
     /* packet-* FORBIDDEN: an AF_PACKET socket on lo sending an IPv4+UDP
      * packet to 127.0.0.1:FORBIDDEN; packet-sendto names the interface in
-     * each send (the frame made by hand, Ethernet header and all), packet-bound binds to it and sends without an address. */
+     * each send (the frame made by hand, Ethernet header and all), packet-bound
+     * binds to it and sends without an address. */
     int s = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_IP));
     if (s < 0) {
       say("packet socket", -1);

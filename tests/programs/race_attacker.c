@@ -67,9 +67,15 @@ struct flipper {
 
 static void store(void* where, int size, uint64_t v) {
   switch (size) {
-    case 2: __atomic_store_n((uint16_t*)where, (uint16_t)v, __ATOMIC_RELAXED); break;
-    case 4: __atomic_store_n((uint32_t*)where, (uint32_t)v, __ATOMIC_RELAXED); break;
-    default: __atomic_store_n((uint64_t*)where, v, __ATOMIC_RELAXED); break;
+    case 2:
+      __atomic_store_n((uint16_t*)where, (uint16_t)v, __ATOMIC_RELAXED);
+      break;
+    case 4:
+      __atomic_store_n((uint32_t*)where, (uint32_t)v, __ATOMIC_RELAXED);
+      break;
+    default:
+      __atomic_store_n((uint64_t*)where, v, __ATOMIC_RELAXED);
+      break;
   }
 }
 
@@ -178,9 +184,10 @@ static int attack_connect(char** argv) {
     drop(s, here);
   }
   flipper_stop(&f);
-  printf("connect: attempts %ld connected %ld refused %ld other %ld "
-         "reached-forbidden %ld\n",
-         attempts, connected, refused, other, escaped);
+  printf(
+      "connect: attempts %ld connected %ld refused %ld other %ld "
+      "reached-forbidden %ld\n",
+      attempts, connected, refused, other, escaped);
   return 0;
 }
 
@@ -217,9 +224,12 @@ static int attack_udp(char** argv, int use_sendmsg) {
       r = sendto(s, data, sizeof(data) - 1, 0, (struct sockaddr*)&addr,
                  sizeof(addr));
     }
-    if (r >= 0) ++sent;
-    else if (errno == EACCES || errno == EPERM) ++refused;
-    else ++other;
+    if (r >= 0)
+      ++sent;
+    else if (errno == EACCES || errno == EPERM)
+      ++refused;
+    else
+      ++other;
   }
   flipper_stop(&f);
   printf("%s: attempts %ld sent %ld refused %ld other %ld\n", op, attempts,
@@ -268,10 +278,10 @@ static int attack_fastopen(char** argv, int use_sendto) {
       continue;
     }
     int here = 0;
-    long r = use_sendto
-                 ? sendto(s, data, sizeof(data) - 1, MSG_FASTOPEN | MSG_NOSIGNAL,
-                          (struct sockaddr*)&addr, sizeof(addr))
-                 : sendmsg(s, &msg, MSG_FASTOPEN | MSG_NOSIGNAL);
+    long r = use_sendto ? sendto(s, data, sizeof(data) - 1,
+                                 MSG_FASTOPEN | MSG_NOSIGNAL,
+                                 (struct sockaddr*)&addr, sizeof(addr))
+                        : sendmsg(s, &msg, MSG_FASTOPEN | MSG_NOSIGNAL);
     if (r >= 0 || errno == EINPROGRESS) {
       ++sent;
       /* Give loopback's handshake a moment, then ask where it went. */
@@ -292,10 +302,11 @@ static int attack_fastopen(char** argv, int use_sendto) {
     drop(s, here);
   }
   flipper_stop(&f);
-  printf("%s: attempts %ld sent %ld refused %ld other %ld (last: %s) "
-         "reached-forbidden %ld\n",
-         op, attempts, sent, refused, other,
-         last_errno ? strerror(last_errno) : "none", escaped);
+  printf(
+      "%s: attempts %ld sent %ld refused %ld other %ld (last: %s) "
+      "reached-forbidden %ld\n",
+      op, attempts, sent, refused, other,
+      last_errno ? strerror(last_errno) : "none", escaped);
   return 0;
 }
 
@@ -346,20 +357,31 @@ static void exec_once(const char* path, char* const* args,
   int status;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  const int code =
+      WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   switch (code) {
-    case 0: ++c->allowed_ran; break;
-    case 42: ++c->denied_ran; break;
-    case 100: ++c->refused; break;
-    default: ++c->other; c->last_other = code; break;
+    case 0:
+      ++c->allowed_ran;
+      break;
+    case 42:
+      ++c->denied_ran;
+      break;
+    case 100:
+      ++c->refused;
+      break;
+    default:
+      ++c->other;
+      c->last_other = code;
+      break;
   }
 }
 
 static void exec_report(const char* op, const struct exec_counts* c) {
-  printf("%s: attempts %ld allowed-ran %ld denied-ran %ld refused %ld other %ld"
-         " (last other exit %d)\n",
-         op, c->attempts, c->allowed_ran, c->denied_ran, c->refused, c->other,
-         c->last_other);
+  printf(
+      "%s: attempts %ld allowed-ran %ld denied-ran %ld refused %ld other %ld"
+      " (last other exit %d)\n",
+      op, c->attempts, c->allowed_ran, c->denied_ran, c->refused, c->other,
+      c->last_other);
 }
 
 /* A thread that keeps rewriting a string between two of one length, a
@@ -513,12 +535,16 @@ int main(int argc, char** argv) {
   if (!strcmp(mode, "connect") && argc == 7) return attack_connect(argv);
   if (!strcmp(mode, "sendto") && argc == 6) return attack_udp(argv, 0);
   if (!strcmp(mode, "sendmsg") && argc == 6) return attack_udp(argv, 1);
-  if (!strcmp(mode, "fastopen-msg") && argc == 6) return attack_fastopen(argv, 0);
-  if (!strcmp(mode, "fastopen-sendto") && argc == 7) return attack_fastopen(argv, 1);
+  if (!strcmp(mode, "fastopen-msg") && argc == 6)
+    return attack_fastopen(argv, 0);
+  if (!strcmp(mode, "fastopen-sendto") && argc == 7)
+    return attack_fastopen(argv, 1);
   if (!strcmp(mode, "exec-path") && argc == 6) return attack_exec_path(argv);
   if (!strcmp(mode, "exec-argv") && argc == 7) return attack_exec_argv(argv);
-  if (!strcmp(mode, "exec-swap-link") && argc == 7) return attack_exec_swap(argv, 1);
-  if (!strcmp(mode, "exec-swap-file") && argc == 7) return attack_exec_swap(argv, 0);
+  if (!strcmp(mode, "exec-swap-link") && argc == 7)
+    return attack_exec_swap(argv, 1);
+  if (!strcmp(mode, "exec-swap-file") && argc == 7)
+    return attack_exec_swap(argv, 0);
   printf("race_attacker: unknown mode or wrong arguments: %s\n", mode);
   return 2;
 }

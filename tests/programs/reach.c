@@ -161,7 +161,8 @@ static int proc(pid_t pid) {
     printf("proc mem: %s\n", strerror(errno));
   } else {
     unsigned char buf[16];
-    const ssize_t n = address != 0 ? pread(fd, buf, sizeof(buf), (off_t)address) : -1;
+    const ssize_t n =
+        address != 0 ? pread(fd, buf, sizeof(buf), (off_t)address) : -1;
     if (n > 0) {
       printf("proc mem: opened, read %zd bytes at %lx\n", n, address);
     } else {
@@ -236,8 +237,8 @@ static volatile int record_fd = -1;
 static void record(int sig, siginfo_t* info, void* ctx) {
   (void)ctx;
   char line[96];
-  const int n = snprintf(line, sizeof(line), "signal %d from %d code %d\n",
-                         sig, (int)info->si_pid, info->si_code);
+  const int n = snprintf(line, sizeof(line), "signal %d from %d code %d\n", sig,
+                         (int)info->si_pid, info->si_code);
   if (write(record_fd, line, n) != n) {
   }
 }
@@ -297,15 +298,18 @@ int main(int argc, char** argv) {
                             strtoull(argv[3], NULL, 10)};
     const long r =
         pid == 0 ? -1 : syscall(SYS_prlimit64, pid, RLIMIT_NOFILE, &want, NULL);
-    printf("prlimit: %s\n",
-           pid == 0 ? "no target" : r == 0 ? "set" : strerror(errno));
+    printf("prlimit: %s\n", pid == 0 ? "no target"
+                            : r == 0 ? "set"
+                                     : strerror(errno));
     wait_for_line();
     return 0;
   }
   if (!strcmp(mode, "nice") && argc == 3) {
     const pid_t pid = target_of(argv[2]);
     const int r = pid == 0 ? -1 : setpriority(PRIO_PROCESS, (id_t)pid, 19);
-    printf("nice: %s\n", pid == 0 ? "no target" : r == 0 ? "set" : strerror(errno));
+    printf("nice: %s\n", pid == 0 ? "no target"
+                         : r == 0 ? "set"
+                                  : strerror(errno));
     return 0;
   }
   if (!strcmp(mode, "affinity") && argc == 3) {
@@ -347,8 +351,10 @@ int main(int argc, char** argv) {
       struct iovec remote = {(void*)address, sizeof(buf)};
       const long n =
           syscall(SYS_process_vm_readv, pid, &local, 1, &remote, 1, 0);
-      if (n > 0) printf("vmread: got %ld bytes\n", n);
-      else printf("vmread: %s\n", strerror(errno));
+      if (n > 0)
+        printf("vmread: got %ld bytes\n", n);
+      else
+        printf("vmread: %s\n", strerror(errno));
       if (argc == 2) {
         const long t = ptrace(PTRACE_SEIZE, pid, 0, 0);
         printf("ptrace: %s\n", t == 0 ? "seized" : strerror(errno));

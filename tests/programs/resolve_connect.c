@@ -33,7 +33,7 @@ static int find_in_hosts(const char* name, struct in_addr* out) {
     const char* address = strtok_r(line, " \t\r\n", &save);
     if (address == NULL) continue;
     struct in_addr a;
-    if (inet_pton(AF_INET, address, &a) != 1) continue;  /* IPv6 or junk */
+    if (inet_pton(AF_INET, address, &a) != 1) continue; /* IPv6 or junk */
     for (const char* alias = strtok_r(NULL, " \t\r\n", &save); alias != NULL;
          alias = strtok_r(NULL, " \t\r\n", &save)) {
       if (strcasecmp(alias, name) == 0) {

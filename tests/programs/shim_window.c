@@ -65,7 +65,8 @@ static void* scan_for_log(void* arg) {
 static const char kForged[] =
     "{\"time\":\"2000-01-01T00:00:00.000Z\",\"pid\":1,\"exe\":\"klaunch\","
     "\"op\":\"start\",\"target\":\"\",\"access\":\"\",\"verdict\":\"info\","
-    "\"rule\":\"\",\"message\":\"" FORGED_MARK ": nothing happened here\","
+    "\"rule\":\"\",\"message\":\"" FORGED_MARK
+    ": nothing happened here\","
     "\"layer\":\"launcher\"}\n";
 
 static int steal_log(const char* denied, int tries) {
@@ -85,8 +86,8 @@ static int steal_log(const char* denied, int tries) {
   }
   stop = 1;
   pthread_join(t, NULL);
-  printf("steal-log: %d refusals, %d opens, %d other errors\n", refused,
-         opened, other);
+  printf("steal-log: %d refusals, %d opens, %d other errors\n", refused, opened,
+         other);
   if (caught < 0) {
     printf("steal-log: never caught the log's descriptor\n");
     return 0;
@@ -97,7 +98,8 @@ static int steal_log(const char* denied, int tries) {
   printf("steal-log: caught a descriptor of the log (%lld bytes)\n",
          (long long)st.st_size);
   const int cleared = fcntl(fd, F_SETFL, 0);
-  printf("steal-log: clearing O_APPEND %s\n", cleared == 0 ? "done" : strerror(errno));
+  printf("steal-log: clearing O_APPEND %s\n",
+         cleared == 0 ? "done" : strerror(errno));
   const size_t n = strlen(kForged);
   if (ftruncate(fd, 0) == 0) {
     const ssize_t w = pwrite(fd, kForged, n, 0);
@@ -144,7 +146,8 @@ static void* read_low_descriptors(void* arg) {
 
 static int read_race(const char* denied, int tries) {
   pthread_t t[3];
-  for (int i = 0; i < 3; ++i) pthread_create(&t[i], NULL, read_low_descriptors, NULL);
+  for (int i = 0; i < 3; ++i)
+    pthread_create(&t[i], NULL, read_low_descriptors, NULL);
   int refused = 0, opened = 0, other = 0;
   for (int i = 0; i < tries && !stop; ++i) {
     const int fd = open(denied, O_RDONLY);

@@ -257,8 +257,8 @@ static int fifo_opens(char** a) {
 /* --- blocked sockets ------------------------------------------------------ */
 
 struct blocked {
-  int kind;  /* 0: stream connect, 1: datagram send */
-  int sock;  /* datagram: the socket to send from */
+  int kind; /* 0: stream connect, 1: datagram send */
+  int sock; /* datagram: the socket to send from */
   struct sockaddr_un addr;
   int len;
 };
@@ -308,7 +308,7 @@ static int stream_backlog(char** a) {
   }
   start_blocked(&b, atoi(a[1]));
   probe(a[2], a[3], a[4]);
-  _exit(0);  /* the blocked threads end with the process */
+  _exit(0); /* the blocked threads end with the process */
 }
 
 static int dgram_full(char** a) {
@@ -321,9 +321,8 @@ static int dgram_full(char** a) {
     return 1;
   }
   int queued = 0;
-  while (queued < 100000 &&
-         sendto(b.sock, "x", 1, MSG_DONTWAIT, (struct sockaddr*)&b.addr,
-                b.len) == 1) {
+  while (queued < 100000 && sendto(b.sock, "x", 1, MSG_DONTWAIT,
+                                   (struct sockaddr*)&b.addr, b.len) == 1) {
     ++queued;
   }
   printf("dgram-full: %d datagrams queued, then %s\n", queued, strerror(errno));
@@ -378,8 +377,9 @@ static int lease(char** a) {
   sa.sa_handler = on_break;
   sigaction(SIGIO, &sa, NULL);
   const int lfd = open(file, O_RDONLY);
-  const int type =
-      !strcmp(how, "open-trunc") || !strcmp(how, "truncate") ? F_RDLCK : F_WRLCK;
+  const int type = !strcmp(how, "open-trunc") || !strcmp(how, "truncate")
+                       ? F_RDLCK
+                       : F_WRLCK;
   if (lfd < 0 || fcntl(lfd, F_SETLEASE, type) != 0) {
     printf("lease: unavailable: %s\n", strerror(errno));
     return 0;
@@ -412,7 +412,7 @@ static int lease(char** a) {
            l.done ? (l.result == 0 ? "returned" : strerror(-l.result))
                   : "has not returned");
   }
-  _exit(0);  /* the lease ends with the process */
+  _exit(0); /* the lease ends with the process */
 }
 
 /* --- log-lease ----------------------------------------------------------- */
@@ -474,19 +474,21 @@ static int log_lease(char** a) {
            r == 0 ? "taken" : strerror(errno));
   }
   probe(a[2], a[3], a[4]);
-  _exit(0);  /* the lease ends with the process */
+  _exit(0); /* the lease ends with the process */
 }
 
 int main(int argc, char** argv) {
   setvbuf(stdout, NULL, _IONBF, 0);
   const char* mode = argc > 1 ? argv[1] : "";
-  if (argc == 4 && !strcmp(mode, "probe-call")) return probe_call(argv[2], argv[3]);
+  if (argc == 4 && !strcmp(mode, "probe-call"))
+    return probe_call(argv[2], argv[3]);
   if (argc == 4 && !strcmp(mode, "create-loop")) {
     return create_loop(argv[2], atoi(argv[3]));
   }
   if (argc == 7 && !strcmp(mode, "fifo-create")) return fifo_create(argv + 2);
   if (argc == 6 && !strcmp(mode, "fifo-open")) return fifo_opens(argv + 2);
-  if (argc == 7 && !strcmp(mode, "stream-backlog")) return stream_backlog(argv + 2);
+  if (argc == 7 && !strcmp(mode, "stream-backlog"))
+    return stream_backlog(argv + 2);
   if (argc == 7 && !strcmp(mode, "dgram-full")) return dgram_full(argv + 2);
   if (argc == 7 && !strcmp(mode, "lease")) return lease(argv + 2);
   if (argc == 7 && !strcmp(mode, "log-lease")) return log_lease(argv + 2);

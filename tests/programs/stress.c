@@ -197,6 +197,7 @@ int main(int argc, char** argv) {
   while (wait(&status) > 0) {
     failed += !WIFEXITED(status) || WEXITSTATUS(status) != 0;
   }
-  if (failed) fprintf(stderr, "stress %s: %d workers failed\n", argv[1], failed);
+  if (failed)
+    fprintf(stderr, "stress %s: %d workers failed\n", argv[1], failed);
   return failed ? 1 : 0;
 }

@@ -26,15 +26,15 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/sched.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <linux/sched.h>
-#include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -170,7 +170,7 @@ static int do_one(const char* op, char* arg) {
   }
   if (!strcmp(op, "append") || !strcmp(op, "create")) {
     const int flags = !strcmp(op, "append") ? O_WRONLY | O_APPEND
-                                             : O_WRONLY | O_CREAT | O_TRUNC;
+                                            : O_WRONLY | O_CREAT | O_TRUNC;
     fd = open(arg, flags | O_CLOEXEC, 0644);
     if (fd >= 0) close(fd);
     return fd < 0 ? -1 : 0;

@@ -24,9 +24,11 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/exec_judge.h"
 #include "core/programs.h"
 #include "core/seccomp_tag.h"
 #include "core/shim_env.h"
@@ -253,91 +255,100 @@ std::vector<std::string> LinkChain(const char* named) {
   return links;
 }
 
-// `enter`, when given, holds this process's chain of program sections and
-// gets the sections the exec enters appended (core/programs.h).
-bool JudgeExec(const char* op, int dirfd, const char* path, char* const argv[],
-               int flags, std::vector<int>* enter = nullptr, int depth = 0);
+// How the shim finds and judges an exec (core/exec_judge.h): the program
+// pinned in this process, its command line and interpreters judged here.
+class ShimExec final : public ExecLayer {
+ public:
+  // `script`: the name the exec passes, which a script's interpreter gets.
+  ShimExec(const char* op, const char* script) : op_(op), script_(script) {}
 
-// A script's interpreter must be executable under the path rules, and the
-// line the kernel will run (`interp [arg] script args...`) must pass the
-// deny rules: a "#!/bin/rm" script is rm.
-bool AllowInterpreter(const char* op, const PinnedObject& target,
-                      const char* script, char* const argv[]) {
-  struct stat st;
-  // Only a regular file can be a script (and opening a FIFO would block).
-  if (sys(SYS_fstat, target.fd, &st) != 0 || !S_ISREG(st.st_mode)) return true;
-  long fd = sys_openat(AT_FDCWD, target.proc, O_RDONLY | O_CLOEXEC, 0);
-  if (fd < 0) return true;  // unreadable: the kernel cannot run it either
-  char head[256];
-  long n = sys(SYS_read, fd, head, sizeof(head));
-  sys_close(fd);
-  if (n < 2) return true;
-  const std::optional<InterpreterLine> shebang =
-      ParseInterpreterLine(absl::string_view(head, n));
-  if (!shebang) return true;
-  const char* p = shebang->interpreter.c_str();
-  PinnedObject interp;
-  if (PinObject(AT_FDCWD, p, true, &interp) < 0) return true;  // ENOENT later
-  if (!AllowPath(op, Access::kExec, interp.path)) return false;
+  int Find(int dirfd, const char* path, int flags,
+           FoundProgram* found) override {
+    const bool empty = (flags & AT_EMPTY_PATH) && path != nullptr && !*path;
+    object_.reset();
+    object_.emplace();
+    const int r = PinObject(dirfd, path, !(flags & AT_SYMLINK_NOFOLLOW),
+                            &*object_, empty);
+    if (r < 0) {
+      return AllowMissing(op_, Access::kExec, dirfd, path) ? -r : EACCES;
+    }
+    found->real = object_->path;
+    found->named = object_->path;
+    PinnedParent parent;
+    if (!empty && PinParent(dirfd, path, &parent) == 0 && !parent.dot_last) {
+      found->named = parent.path;
+    }
+    found->links = LinkChain(found->named.c_str());
+    return 0;
+  }
+
+  bool Command(const FoundProgram& program,
+               absl::Span<const absl::string_view> argv) override {
+    return AllowCommand(op_, program.named.c_str(), program.real.c_str(), argv,
+                        program.links);
+  }
+
+  // The first #! line only: the seccomp layer, which judges every exec,
+  // the shim's included, follows the whole chain as the kernel does
+  // (supervisor/supervise_exec.cc).
+  bool Interpreters(const FoundProgram& /*program*/,
+                    absl::Span<const absl::string_view> argv) override {
+    struct stat st;
+    // Only a regular file can be a script (and opening a FIFO would block).
+    if (sys(SYS_fstat, object_->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      return true;
+    }
+    long fd = sys_openat(AT_FDCWD, object_->proc, O_RDONLY | O_CLOEXEC, 0);
+    if (fd < 0) return true;  // unreadable: the kernel cannot run it either
+    char head[256];
+    long n = sys(SYS_read, fd, head, sizeof(head));
+    sys_close(fd);
+    if (n < 2) return true;
+    const std::optional<InterpreterLine> shebang =
+        ParseInterpreterLine(absl::string_view(head, n));
+    if (!shebang) return true;
+    const char* p = shebang->interpreter.c_str();
+    PinnedObject interp;
+    if (PinObject(AT_FDCWD, p, true, &interp) < 0) return true;  // ENOENT later
+    if (!AllowPath(op_, Access::kExec, interp.path)) return false;
+    const std::vector<std::string> line =
+        InterpreterCommandLine(*shebang, script_, argv);
+    PinnedParent parent;
+    const char* named =
+        PinParent(AT_FDCWD, p, &parent) == 0 ? parent.path : interp.path;
+    return AllowInterpreterLine(op_, named, interp.path, line);
+  }
+
+  bool Refuse(const std::string& name, const char* why) override {
+    return shim::Refuse(op_, name.c_str(), why);
+  }
+
+ private:
+  const char* op_;
+  const char* script_;
+  std::optional<PinnedObject> object_;  // what the last Find pinned
+};
+
+// Judges an exec of (dirfd, path): false with errno set when it must not
+// run. `enter` holds this process's chain of program sections and gets the
+// sections the exec enters appended (core/programs.h).
+bool JudgeExec(const char* op, int dirfd, const char* path, char* const argv[],
+               int flags, std::vector<int>* enter) {
+  const Config& c = GetConfig();
+  // Without a policy every exec is refused, and AllowCommand says why.
+  if (c.engine == nullptr) return AllowCommand(op, path, "", {});
   std::vector<absl::string_view> args;
   for (char* const* a = argv; a != nullptr && *a != nullptr; ++a) {
     args.push_back(*a);
   }
-  const std::vector<std::string> line =
-      InterpreterCommandLine(*shebang, script, args);
-  PinnedParent parent;
-  const char* named =
-      PinParent(AT_FDCWD, p, &parent) == 0 ? parent.path : interp.path;
-  return AllowInterpreterLine(op, named, interp.path, line);
-}
-
-// The dynamic loader run as a program runs the program named after its own
-// options: judge that one too.
-bool AllowLoaderTarget(const char* op, const char* target, char* const argv[],
-                       std::vector<int>* enter, int depth) {
-  if (argv == nullptr) return true;
-  std::vector<absl::string_view> words;
-  for (char* const* a = argv; *a != nullptr; ++a) words.push_back(*a);
-  const std::optional<size_t> i = LoaderProgramIndex(target, words);
-  if (!i) return true;
-  if (std::strchr(argv[*i], '/') == nullptr) {
-    // ld.so looks such a name up among the libraries, not where a judge
-    // resolving it would look.
-    return Refuse(op, argv[*i], kLoaderBareName);
-  }
-  return JudgeExec(op, AT_FDCWD, argv[*i], argv + *i, 0, enter, depth + 1);
-}
-
-// Judges an exec of (dirfd, path). False with errno set when it must not run.
-bool JudgeExec(const char* op, int dirfd, const char* path, char* const argv[],
-               int flags, std::vector<int>* enter, int depth) {
-  if (depth > 2) {
-    errno = ELOOP;
+  ShimExec layer(op, path);
+  if (int e = JudgeExecOf(layer, c.engine->policy(), dirfd, path, flags, args,
+                          enter);
+      e != 0) {
+    errno = e;
     return false;
   }
-  const bool empty = (flags & AT_EMPTY_PATH) && path != nullptr && !*path;
-  PinnedObject target;
-  int r =
-      PinObject(dirfd, path, !(flags & AT_SYMLINK_NOFOLLOW), &target, empty);
-  if (r < 0) {
-    if (!AllowMissing(op, Access::kExec, dirfd, path)) return false;
-    errno = -r;
-    return false;
-  }
-  const char* named = target.path;
-  PinnedParent parent;
-  if (!empty && PinParent(dirfd, path, &parent) == 0 && !parent.dot_last) {
-    named = parent.path;
-  }
-  if (!AllowInterpreter(op, target, path, argv)) return false;
-  const std::vector<std::string> links = LinkChain(named);
-  if (!AllowCommand(op, named, target.path, argv, links)) return false;
-  if (enter != nullptr) {
-    const std::vector<absl::string_view> names(links.begin(), links.end());
-    *enter = EnterSections(GetConfig().engine->policy(), *enter, named,
-                           target.path, names);
-  }
-  return AllowLoaderTarget(op, target.path, argv, enter, depth);
+  return true;
 }
 
 // The child of a vfork may not allocate: the environment ChildEnv would

@@ -260,26 +260,14 @@ bool MaySee(const char* path) {
 }
 
 bool AllowCommand(const char* op, const char* named, const char* target,
-                  char* const argv[], const std::vector<std::string>& links) {
+                  absl::Span<const absl::string_view> argv,
+                  const std::vector<std::string>& links) {
   const Config& c = GetConfig();
   if (c.engine == nullptr) return NoEngine(op, named);
-  absl::string_view small[256];
-  size_t n = 0;
-  std::vector<absl::string_view> many;
-  if (argv != nullptr) {
-    while (argv[n] != nullptr) ++n;
-  }
-  absl::string_view* view = small;
-  if (n > 256) {
-    many.resize(n);
-    view = many.data();
-  }
-  for (size_t i = 0; i < n; ++i) view[i] = argv[i];
-  const auto args = absl::MakeConstSpan(view, n);
   std::vector<absl::string_view> link_views(links.begin(), links.end());
-  Decision d = c.engine->CheckCommand(named, args, target, link_views);
+  Decision d = c.engine->CheckCommand(named, argv, target, link_views);
   if (d.allowed()) return true;
-  return Apply(op, named, "exec", std::move(d), CommandLineText(named, args));
+  return Apply(op, named, "exec", std::move(d), CommandLineText(named, argv));
 }
 
 bool AllowInterpreterLine(const char* op, const char* named, const char* target,

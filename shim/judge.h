@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "core/engine.h"
 #include "core/network.h"
 
@@ -54,7 +56,7 @@ bool MaySee(const char* path);
 // final symlink resolves to ("" when none).
 // `links`: the symlinks between them, which deny rules match too.
 bool AllowCommand(const char* op, const char* named, const char* target,
-                  char* const argv[],
+                  absl::Span<const absl::string_view> argv,
                   const std::vector<std::string>& links = {});
 
 // Only the deny rules, for a line the kernel runs for the program (a

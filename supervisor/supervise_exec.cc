@@ -32,6 +32,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/command.h"
+#include "core/exec_judge.h"
 #include "core/programs.h"
 #include "supervisor/chain_cgroups.h"
 #include "supervisor/supervise.h"
@@ -128,75 +129,70 @@ bool JudgeInterpreters(Call& c, const char* op, Fd object,
   return true;
 }
 
-// Judges an exec of `path` (from `dirfd`, with execveat's `flags`) with
-// `argv`, and the program the dynamic loader runs when it is the loader:
-// nothing when it may go on, else the answer refusing it. `chain` gets the
-// program sections the programs enter; `image` what the kernel will load.
-std::optional<Answer> JudgeProgram(Call& c, const char* op, int dirfd,
-                                   const std::string& path, int flags,
-                                   const std::vector<std::string>& argv,
-                                   const std::string& filename,
-                                   std::vector<int>* chain, Image* image,
-                                   int depth) {
-  if (depth > 2) return Answer::Error(ELOOP);
-  Resolved r;
-  int rc;
-  if (path.empty() && (flags & AT_EMPTY_PATH)) {
-    // fexecve: the descriptor itself.
-    rc = OpenStart(c.target(), dirfd, path, &r.object);
-  } else {
-    rc = Resolve(c.target(), dirfd, path, !(flags & AT_SYMLINK_NOFOLLOW), &r);
-  }
-  if (!c.Live()) return Answer::Error(ENOENT);
-  if (rc < 0) {
-    if (!c.JudgeMissing(op, Access::kExec, dirfd, path)) {
-      return Answer::Error(EACCES);
+// How the supervisor finds and judges an exec (core/exec_judge.h): the
+// program resolved in the target's view, every #! interpreter followed as
+// the kernel follows them, and `image` filled with what the kernel will
+// load.
+class SupervisorExec final : public ExecLayer {
+ public:
+  // `filename`: the name the kernel passes a script's interpreter.
+  SupervisorExec(Call& c, const char* op, std::string filename, Image* image)
+      : c_(c), op_(op), filename_(std::move(filename)), image_(image) {}
+
+  int Find(int dirfd, const char* path, int flags,
+           FoundProgram* found) override {
+    Resolved r;
+    int rc;
+    if (*path == '\0' && (flags & AT_EMPTY_PATH)) {
+      // fexecve: the descriptor itself.
+      rc = OpenStart(c_.target(), dirfd, path, &r.object);
+    } else {
+      rc =
+          Resolve(c_.target(), dirfd, path, !(flags & AT_SYMLINK_NOFOLLOW), &r);
     }
-    return Answer::Error(-rc);
-  }
-  const std::string real = c.target().SelfView(KernelPath(r.object.get()));
-  // As named: the first link of the final chain, else the object itself;
-  // the links between are matched by deny rules too.
-  const std::string named = r.links.empty() ? real : r.links.front();
-  std::vector<absl::string_view> links;
-  for (size_t i = 1; i < r.links.size(); ++i) links.push_back(r.links[i]);
-  std::vector<absl::string_view> args(argv.begin(), argv.end());
-  const std::string command = CommandLineText(named, args);
-  if (real.empty()) {
-    if (!c.Refuse(op, named.empty() ? path : named,
-                  "the program has no path the policy can name")) {
-      return Answer::Error(EACCES);
+    if (!c_.Live()) return ENOENT;
+    if (rc < 0) {
+      return c_.JudgeMissing(op_, Access::kExec, dirfd, path) ? -rc : EACCES;
     }
-  } else if (!c.Judge(op, named, "exec",
-                      c.engine().CheckCommand(
-                          named, args, r.links.empty() ? "" : real, links),
-                      command)) {
-    return Answer::Error(EACCES);
+    found->real = c_.target().SelfView(KernelPath(r.object.get()));
+    // As named: the first link of the final chain, else the object itself;
+    // the links between are matched by deny rules too.
+    found->named = r.links.empty() ? found->real : r.links.front();
+    found->links.assign(r.links.begin() + (r.links.empty() ? 0 : 1),
+                        r.links.end());
+    object_ = std::move(r.object);
+    return 0;
   }
-  *chain = EnterSections(c.engine().policy(), *chain, named,
-                         r.links.empty() ? "" : real, links);
-  if (depth == 0) {
-    image->argv = argv;
-    Fd object(dup(r.object.get()));
-    if (!JudgeInterpreters(c, op, std::move(object), filename, image)) {
-      return Answer::Error(EACCES);
-    }
+
+  bool Command(const FoundProgram& program,
+               absl::Span<const absl::string_view> argv) override {
+    const std::vector<absl::string_view> links(program.links.begin(),
+                                               program.links.end());
+    return c_.Judge(
+        op_, program.named, "exec",
+        c_.engine().CheckCommand(program.named, argv, program.real, links),
+        CommandLineText(program.named, argv));
   }
-  if (const std::optional<size_t> i = LoaderProgramIndex(real, args)) {
-    if (argv[*i].find('/') == std::string::npos) {
-      // ld.so looks such a name up among the libraries, not where
-      // Resolve would look.
-      return c.Refuse(op, argv[*i], kLoaderBareName)
-                 ? std::nullopt
-                 : std::optional<Answer>(Answer::Error(EACCES));
-    }
-    const std::vector<std::string> rest(argv.begin() + *i, argv.end());
-    Image unused;
-    return JudgeProgram(c, op, AT_FDCWD, argv[*i], 0, rest, argv[*i], chain,
-                        &unused, depth + 1);
+
+  bool Interpreters(const FoundProgram& /*program*/,
+                    absl::Span<const absl::string_view> argv) override {
+    image_->argv.clear();
+    for (absl::string_view a : argv) image_->argv.emplace_back(a);
+    return JudgeInterpreters(c_, op_, Fd(dup(object_.get())), filename_,
+                             image_);
   }
-  return std::nullopt;
-}
+
+  bool Refuse(const std::string& name, const char* why) override {
+    return c_.Refuse(op_, name, why);
+  }
+
+ private:
+  Call& c_;
+  const char* op_;
+  const std::string filename_;
+  Image* image_;
+  Fd object_;  // what the last Find resolved
+};
 
 // True when the process stopped at its exec loaded what was judged.
 bool LoadedAsJudged(pid_t pid, const Image& image, std::string* why) {
@@ -303,10 +299,12 @@ Answer SuperviseExec(Call& c) {
   }
   std::vector<int> chain = c.engine().chain();
   Image image;
-  if (std::optional<Answer> refused =
-          JudgeProgram(c, x.op, x.dirfd, x.path, x.flags, x.argv,
-                       KernelFilename(x), &chain, &image, 0)) {
-    return *std::move(refused);
+  SupervisorExec layer(c, x.op, KernelFilename(x), &image);
+  const std::vector<absl::string_view> argv(x.argv.begin(), x.argv.end());
+  if (int e = JudgeExecOf(layer, c.engine().policy(), x.dirfd, x.path.c_str(),
+                          x.flags, argv, &chain);
+      e != 0) {
+    return Answer::Error(e);
   }
   if (!c.Live()) return Answer::Error(ENOENT);
   // The program sections the new program enters hold from its first

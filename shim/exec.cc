@@ -265,8 +265,7 @@ class ShimExec final : public ExecLayer {
   int Find(int dirfd, const char* path, int flags,
            FoundProgram* found) override {
     const bool empty = (flags & AT_EMPTY_PATH) && path != nullptr && !*path;
-    object_.reset();
-    object_.emplace();
+    object_.emplace();  // closes what the previous Find pinned
     const int r = PinObject(dirfd, path, !(flags & AT_SYMLINK_NOFOLLOW),
                             &*object_, empty);
     if (r < 0) {

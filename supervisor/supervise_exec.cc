@@ -178,8 +178,9 @@ class SupervisorExec final : public ExecLayer {
                     absl::Span<const absl::string_view> argv) override {
     image_->argv.clear();
     for (absl::string_view a : argv) image_->argv.emplace_back(a);
-    return JudgeInterpreters(c_, op_, Fd(dup(object_.get())), filename_,
-                             image_);
+    // Interpreters is asked once, before any Find for a loader's program:
+    // the object is not needed after.
+    return JudgeInterpreters(c_, op_, std::move(object_), filename_, image_);
   }
 
   bool Refuse(const std::string& name, const char* why) override {

@@ -25,8 +25,6 @@
 #include <cstring>
 #include <optional>
 #include <string>
-#include <system_error>
-#include <thread>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -331,24 +329,17 @@ bool SaySetupFailure(const ChildReport& r, const std::string& cgroup_procs) {
   return true;
 }
 
-// The child's half of installing the filter: receive the program from
-// klaunch, which builds it meanwhile, into `room` (made before the fork:
-// nothing is allocated here), load it, tell klaunch the listener's number
+// The child's half of installing the filter: load `program` (built before
+// the fork: nothing is allocated here), tell klaunch the listener's number
 // and wait until klaunch has taken its own copy (pidfd_getfd), then keep
 // none (a program holding it could answer for itself). Only read and write
 // follow the load: every call that passes a descriptor is the supervisor's
 // to judge, and there is none yet. Returns 0 or an errno.
-int InstallInChild(absl::Span<sock_filter> room, int channel) {
-  ssize_t got;
-  do {
-    got = read(channel, room.data(), room.size() * sizeof(sock_filter));
-  } while (got < 0 && errno == EINTR);
-  if (got <= 0 || got % sizeof(sock_filter) != 0) return EPROTO;
+int InstallInChild(absl::Span<const sock_filter> program, int channel) {
   // klaunch is not dumpable, nor is its fork until it execs: pidfd_getfd
   // needs this process to be.
   prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
-  const int listener =
-      LoadFilter(room.first(got / sizeof(sock_filter)), /*wait_killable=*/true);
+  const int listener = LoadFilter(program, /*wait_killable=*/true);
   if (listener < 0) return -listener;
   char taken = 0;
   int err = 0;
@@ -361,15 +352,9 @@ int InstallInChild(absl::Span<sock_filter> room, int channel) {
   return err;
 }
 
-// klaunch's half: sends the program, then takes its copy of the child's
-// listener. The descriptor, or -1.
-int ReceiveListener(int channel, pid_t child,
-                    const std::vector<sock_filter>& program) {
-  const size_t bytes = program.size() * sizeof(sock_filter);
-  if (send(channel, program.data(), bytes, MSG_NOSIGNAL) !=
-      static_cast<ssize_t>(bytes)) {
-    return -1;
-  }
+// klaunch's half: takes its copy of the child's listener. The descriptor,
+// or -1.
+int ReceiveListener(int channel, pid_t child) {
   int number = -1;
   ssize_t n;
   do {
@@ -860,20 +845,9 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
     Say(absl::StrCat("--require landlock: ", landlock));
     return kExitKlaunchFailed;
   }
-  // libseccomp takes some 7 ms to build the filter on this kind of machine:
-  // it is built on a thread of its own while the reaper starts CMD's child,
-  // which joins its cgroup, takes its Landlock rulesets and then waits for
-  // the program on the channel (InstallInChild). Nothing writes the policy
-  // from here on.
-  absl::StatusOr<std::vector<sock_filter>> filter =
-      absl::UnavailableError("the seccomp filter was not built");
-  std::thread filter_builder;
-  struct JoinOnExit {
-    std::thread& t;
-    ~JoinOnExit() {
-      if (t.joinable()) t.join();
-    }
-  } join_builder{filter_builder};
+  // Built before CMD's child exists, which loads it from its copy of
+  // klaunch's memory: emitting it takes microseconds (filter_emit.h).
+  std::vector<sock_filter> filter;
   if (seccomp) {
     // The tag buys a skip of the supervisor only where Landlock enforces
     // the policy's answer anyway (seccomp_filter.h).
@@ -883,13 +857,12 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
     fs.writes_exact = ruleset >= 0 && LandlockEnforcesWrites(plan, *policy);
     fs.truncate_right = ruleset >= 0 && plan.abi >= 3;
     fs.signals_scoped = ruleset >= 0 && LandlockScopesSignals(plan);
-    const Policy& built_from = *policy;
-    try {
-      filter_builder = std::thread(
-          [&filter, fs, &built_from] { filter = BuildFilter(fs, built_from); });
-    } catch (const std::system_error&) {
-      filter = BuildFilter(fs, built_from);
+    absl::StatusOr<std::vector<sock_filter>> built = BuildFilter(fs, *policy);
+    if (!built.ok()) {
+      Say(std::string(built.status().message()));
+      return kExitKlaunchFailed;
     }
+    filter = *std::move(built);
   }
   std::string layers =
       absl::StrCat("shim, ", seccomp ? "seccomp" : "no seccomp (--no-seccomp)",
@@ -960,7 +933,6 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
   const std::string cgroup_procs =
       run_cgroup != nullptr ? run_cgroup->procs() : "";
   const std::vector<int> drop = PowersToDrop(*policy);
-  std::vector<sock_filter> filter_room(seccomp ? BPF_MAXINSNS : 0);
 
   // CMD's child, forked by the reaper: only what is async-signal-safe.
   const auto child = [&] {
@@ -987,8 +959,7 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
     }
     if (r.error == 0 && seccomp) {
       close(channel[0]);
-      if ((r.error = InstallInChild(absl::MakeSpan(filter_room), channel[1])) !=
-          0) {
+      if ((r.error = InstallInChild(filter, channel[1])) != 0) {
         r.stage = ChildReport::kSeccomp;
       }
     }
@@ -1024,15 +995,8 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
   std::unique_ptr<Supervisor> supervisor;
   if (seccomp) {
     close(channel[1]);
-    if (filter_builder.joinable()) filter_builder.join();
-    const int listener =
-        filter.ok() ? ReceiveListener(channel[0], cmd_pid, *filter) : -1;
+    const int listener = ReceiveListener(channel[0], cmd_pid);
     close(channel[0]);
-    if (!filter.ok()) {
-      // CMD's child waits for a program that will not come.
-      kill(cmd_pid, SIGKILL);
-      Say(std::string(filter.status().message()));
-    }
     if (listener >= 0) {
       absl::StatusOr<std::unique_ptr<Supervisor>> started =
           Supervisor::Start(listener, settings);

@@ -2,13 +2,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/audit.h>
 #include <linux/netlink.h>
 #include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <seccomp.h>
 #include <stddef.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/socket.h>
@@ -32,38 +30,20 @@
 namespace klaunch {
 namespace {
 
-class Context {
- public:
-  Context() : ctx_(seccomp_init(SCMP_ACT_ALLOW)) {}
-  ~Context() {
-    if (ctx_ != nullptr) seccomp_release(ctx_);
-  }
-  scmp_filter_ctx get() const { return ctx_; }
-
- private:
-  scmp_filter_ctx ctx_;
-};
-
-// Rules for one call. libseccomp cannot have two rules of different
-// actions match the same call (which one wins is not defined), so each
-// call's rules here are of one action, or disjoint.
+// Rules for one call. Two rules of different actions never match the same
+// arguments (filter_emit.h): each call's rules here are of one action, or
+// disjoint.
 class Rules {
  public:
-  Rules(scmp_filter_ctx ctx, int nr, const char* name)
-      : ctx_(ctx), nr_(nr), name_(name) {}
+  explicit Rules(CallRules* call) : call_(call) {}
 
   absl::Status Add(uint32_t action, std::initializer_list<scmp_arg_cmp> cmp) {
-    const int rc = seccomp_rule_add_array(ctx_, action, nr_, cmp.size(),
-                                          cmp.size() ? cmp.begin() : nullptr);
-    if (rc == 0) return absl::OkStatus();
-    return absl::InternalError(absl::StrCat(
-        "building the seccomp filter: ", name_, ": ", strerror(-rc)));
+    call_->rules.push_back({action, std::vector<scmp_arg_cmp>(cmp)});
+    return absl::OkStatus();
   }
 
  private:
-  scmp_filter_ctx ctx_;
-  int nr_;
-  const char* name_;
+  CallRules* call_;
 };
 
 #define KL_TRY(expr)                        \
@@ -150,7 +130,13 @@ absl::Status AddJudged(const SyscallEntry& e, Rules& r, const FilterSettings& s,
       // unless system.allow has "raw-sockets".
       const bool raw_ok = SystemAllows(policy, "raw-sockets");
       constexpr int kFamilies = 64;  // AF_MAX is 46 today
+      // Every family value with its high half set is refused by this
+      // rule, so the family rules below compare all 64 bits: a value is
+      // matched by one rule only (filter_emit.h).
       KL_TRY(r.Add(Errno(EAFNOSUPPORT), {SCMP_A0_64(SCMP_CMP_GE, kFamilies)}));
+      auto family_is = [](uint32_t family) {
+        return SCMP_A0_64(SCMP_CMP_EQ, family);
+      };
       for (int family = 0; family < kFamilies; ++family) {
         const bool known = family == AF_UNIX || family == AF_INET ||
                            family == AF_INET6 || family == AF_NETLINK ||
@@ -158,11 +144,11 @@ absl::Status AddJudged(const SyscallEntry& e, Rules& r, const FilterSettings& s,
         if (known) continue;
         if (name == "socketpair" && family == AF_UNIX) continue;
         KL_TRY(r.Add(family == AF_PACKET ? Errno(EPERM) : Errno(EAFNOSUPPORT),
-                     {Is32(0, family)}));
+                     {family_is(family)}));
       }
       if (name == "socketpair") {
         for (int family : {AF_INET, AF_INET6, AF_NETLINK}) {
-          KL_TRY(r.Add(Errno(EOPNOTSUPP), {Is32(0, family)}));
+          KL_TRY(r.Add(Errno(EOPNOTSUPP), {family_is(family)}));
         }
         return absl::OkStatus();
       }
@@ -172,28 +158,28 @@ absl::Status AddJudged(const SyscallEntry& e, Rules& r, const FilterSettings& s,
           if (type == SOCK_STREAM || type == SOCK_DGRAM) continue;
           const bool raw = type == SOCK_RAW || type == SOCK_PACKET;
           if (raw && raw_ok) continue;
-          KL_TRY(r.Add(
-              raw ? Errno(EPERM) : Errno(EPROTONOSUPPORT),
-              {Is32(0, family), SCMP_CMP64(1, SCMP_CMP_MASKED_EQ, 0xf, type)}));
+          KL_TRY(r.Add(raw ? Errno(EPERM) : Errno(EPROTONOSUPPORT),
+                       {family_is(family),
+                        SCMP_CMP64(1, SCMP_CMP_MASKED_EQ, 0xf, type)}));
         }
         // SCTP and MPTCP connect and bind beyond connect(2) and bind(2)
         // (setsockopt), UDP-Lite is not judged as UDP is: refused, so
         // that programs fall back to TCP and UDP.
         for (uint32_t proto : {132u, 262u}) {
           KL_TRY(r.Add(Errno(EPROTONOSUPPORT),
-                       {Is32(0, family),
+                       {family_is(family),
                         SCMP_CMP64(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_STREAM),
                         Is32(2, proto)}));
         }
         KL_TRY(r.Add(Errno(EPROTONOSUPPORT),
-                     {Is32(0, family),
+                     {family_is(family),
                       SCMP_CMP64(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM),
                       Is32(2, 136)}));
         if (!raw_ok) {
           for (uint32_t icmp :
                {uint32_t{IPPROTO_ICMP}, uint32_t{IPPROTO_ICMPV6}}) {
             KL_TRY(r.Add(Errno(EPERM),
-                         {Is32(0, family),
+                         {family_is(family),
                           SCMP_CMP64(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM),
                           Is32(2, icmp)}));
           }
@@ -209,10 +195,10 @@ absl::Status AddJudged(const SyscallEntry& e, Rules& r, const FilterSettings& s,
           continue;
         }
         KL_TRY(r.Add(Errno(EPROTONOSUPPORT),
-                     {Is32(0, AF_NETLINK), Is32(2, proto)}));
+                     {family_is(AF_NETLINK), Is32(2, proto)}));
       }
       return r.Add(Errno(EPROTONOSUPPORT),
-                   {Is32(0, AF_NETLINK), SCMP_A2_64(SCMP_CMP_GE, 32)});
+                   {family_is(AF_NETLINK), SCMP_A2_64(SCMP_CMP_GE, 32)});
     }
     case SyscallFamily::kProcess: {
       // Calls that name the caller itself pass; signals pass where
@@ -325,27 +311,6 @@ absl::Status AddFiltered(const SyscallEntry& e, Rules& r,
                                           ", which the filter does not know"));
 }
 
-// The BPF program exported from `c`.
-absl::StatusOr<std::vector<sock_filter>> Export(scmp_filter_ctx c) {
-  const int fd = memfd_create("klaunch-bpf", MFD_CLOEXEC);
-  if (fd < 0) return absl::InternalError("memfd_create failed");
-  const int rc = seccomp_export_bpf(c, fd);
-  std::vector<sock_filter> program;
-  if (rc == 0) {
-    const off_t size = lseek(fd, 0, SEEK_END);
-    program.resize(size / sizeof(sock_filter));
-    if (pread(fd, program.data(), program.size() * sizeof(sock_filter), 0) !=
-        static_cast<ssize_t>(program.size() * sizeof(sock_filter))) {
-      program.clear();
-    }
-  }
-  close(fd);
-  if (rc != 0 || program.empty()) {
-    return absl::InternalError("exporting the seccomp filter failed");
-  }
-  return program;
-}
-
 }  // namespace
 
 uint64_t MakeCookie() {
@@ -356,25 +321,29 @@ uint64_t MakeCookie() {
   return c;
 }
 
-absl::StatusOr<std::vector<sock_filter>> BuildFilter(
+absl::StatusOr<std::vector<CallRules>> FilterRules(
     const FilterSettings& settings, const Policy& policy) {
-  Context ctx;
-  scmp_filter_ctx c = ctx.get();
-  if (c == nullptr) return absl::InternalError("seccomp_init failed");
-  if (seccomp_attr_set(c, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ERRNO(ENOSYS)) !=
-          0 ||
-      seccomp_attr_set(c, SCMP_FLTATR_CTL_OPTIMIZE, 2) != 0) {
-    return absl::InternalError("building the seccomp filter: attributes");
-  }
   const absl::Span<const SyscallEntry> table = SyscallTable();
-  int last = -1;
+  std::vector<CallRules> calls;
+  calls.reserve(table.back().nr + 1);
   for (const SyscallEntry& e : table) {
     // The numbers between entries are no call of the table's: refused.
-    for (int gap = last + 1; gap < e.nr; ++gap) {
-      KL_TRY(Rules(c, gap, "an unknown call").Add(Errno(ENOSYS), {}));
+    while (static_cast<int>(calls.size()) < e.nr) {
+      CallRules& gap = calls.emplace_back();
+      gap.nr = static_cast<int>(calls.size()) - 1;
+      gap.name = "an unknown call";
+      KL_TRY(Rules(&gap).Add(Errno(ENOSYS), {}));
     }
-    last = e.nr;
-    Rules r(c, e.nr, e.name);
+    if (static_cast<int>(calls.size()) != e.nr) {
+      return absl::InternalError(absl::StrCat("the syscall table names ", e.nr,
+                                              " twice or out of "
+                                              "order (",
+                                              e.name, ")"));
+    }
+    CallRules& call = calls.emplace_back();
+    call.nr = e.nr;
+    call.name = e.name;
+    Rules r(&call);
     switch (e.handling) {
       case SyscallHandling::kAllow:
         break;
@@ -392,26 +361,14 @@ absl::StatusOr<std::vector<sock_filter>> BuildFilter(
         break;
     }
   }
-  absl::StatusOr<std::vector<sock_filter>> body = Export(c);
-  if (!body.ok()) return body.status();
-  // Every number past the table's last (and every x32 call, whose numbers
-  // have bit 30 set) is refused before libseccomp's program runs.
-  const uint32_t max = static_cast<uint32_t>(table.back().nr);
-  std::vector<sock_filter> program = {
-      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 3),
-      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
-      BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, max, 0, 1),
-      BPF_STMT(BPF_RET | BPF_K,
-               SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA)),
-  };
-  program.insert(program.end(), body->begin(), body->end());
-  if (program.size() > BPF_MAXINSNS) {
-    return absl::InternalError(absl::StrCat(
-        "the seccomp filter has ", program.size(),
-        " instructions, more than the kernel takes (", BPF_MAXINSNS, ")"));
-  }
-  return program;
+  return calls;
+}
+
+absl::StatusOr<std::vector<sock_filter>> BuildFilter(
+    const FilterSettings& settings, const Policy& policy) {
+  absl::StatusOr<std::vector<CallRules>> calls = FilterRules(settings, policy);
+  if (!calls.ok()) return calls.status();
+  return EmitFilter(*calls);
 }
 
 bool FilterCanWaitKillable(std::string* why) {

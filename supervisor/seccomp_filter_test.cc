@@ -15,18 +15,26 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <netinet/in.h>
+#include <seccomp.h>
 #include <signal.h>
+#include <stddef.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <termios.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
+#include <random>
 #include <set>
 #include <sstream>
 #include <string>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "core/seccomp_tag.h"
 #include "supervisor/syscall_table.h"
@@ -351,6 +359,220 @@ TEST_F(Filter, ARootPowerIsLetThroughOnlyWhereSystemAllowNamesItsGroup) {
   EXPECT_EQ(Call(SYS_keyctl), kAllow);
   EXPECT_EQ(Call(SYS_mount), Errno(EPERM));
   EXPECT_EQ(Call(SYS_shmget), Errno(EPERM));
+}
+
+// The same rules compiled by libseccomp, the reference for the emitter:
+// seccomp_init's default (allow) for a call no rule matches, ENOSYS for
+// another ABI and for every number past the last.
+std::vector<sock_filter> LibseccompProgram(
+    const std::vector<CallRules>& calls) {
+  scmp_filter_ctx c = seccomp_init(SCMP_ACT_ALLOW);
+  EXPECT_NE(c, nullptr);
+  EXPECT_EQ(
+      seccomp_attr_set(c, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ERRNO(ENOSYS)), 0);
+  for (const CallRules& call : calls) {
+    for (const FilterRule& rule : call.rules) {
+      EXPECT_EQ(
+          seccomp_rule_add_array(c, rule.action, call.nr, rule.cmp.size(),
+                                 rule.cmp.empty() ? nullptr : rule.cmp.data()),
+          0)
+          << call.name;
+    }
+  }
+  const int fd = memfd_create("reference-bpf", MFD_CLOEXEC);
+  EXPECT_EQ(seccomp_export_bpf(c, fd), 0);
+  seccomp_release(c);
+  std::vector<sock_filter> body(lseek(fd, 0, SEEK_END) / sizeof(sock_filter));
+  EXPECT_EQ(pread(fd, body.data(), body.size() * sizeof(sock_filter), 0),
+            static_cast<ssize_t>(body.size() * sizeof(sock_filter)));
+  close(fd);
+  std::vector<sock_filter> program = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 3),
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K,
+               static_cast<uint32_t>(calls.size() - 1), 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+  };
+  program.insert(program.end(), body.begin(), body.end());
+  return program;
+}
+
+// Argument values worth trying against `call`'s rules: each compared
+// value, its neighbours, its halves alone, and values that meet each mask
+// with other bits set or cleared.
+std::vector<std::vector<uint64_t>> Candidates(const CallRules& call,
+                                              std::mt19937_64& rng) {
+  std::vector<std::vector<uint64_t>> pool(6);
+  for (auto& p : pool) {
+    p = std::vector<uint64_t>{
+        0,           1,           ~uint64_t{0}, 0xffffffffu,
+        1ull << 32,  kCookie,     ~kCookie,     kCookie ^ (1ull << 40),
+        kCookie ^ 1, 0x80000000u, rng()};
+  }
+  for (const FilterRule& rule : call.rules) {
+    for (const scmp_arg_cmp& c : rule.cmp) {
+      std::vector<uint64_t>& p = pool[c.arg];
+      for (uint64_t v : {c.datum_a, c.datum_b}) {
+        for (uint64_t w : std::initializer_list<uint64_t>{
+                 v, v + 1, v - 1, v & 0xffffffffu, v | (1ull << 32),
+                 v ^ (1ull << 63), v >> 32}) {
+          p.push_back(w);
+        }
+      }
+      if (c.op == SCMP_CMP_MASKED_EQ) {
+        const uint64_t noise = rng();
+        p.push_back(c.datum_b | (noise & ~c.datum_a));  // meets the mask
+        p.push_back(c.datum_b ^ (noise & c.datum_a));   // misses it, mostly
+        for (int bit = 0; bit < 64; ++bit) {
+          if (c.datum_a & (1ull << bit)) p.push_back(c.datum_b ^ (1ull << bit));
+        }
+      }
+    }
+  }
+  return pool;
+}
+
+// What one comparison says of a call's 64-bit argument, as libseccomp
+// means it.
+bool Holds(const scmp_arg_cmp& c, const seccomp_data& d) {
+  const uint64_t v = d.args[c.arg];
+  switch (c.op) {
+    case SCMP_CMP_EQ:
+      return v == c.datum_a;
+    case SCMP_CMP_NE:
+      return v != c.datum_a;
+    case SCMP_CMP_GE:
+      return v >= c.datum_a;
+    case SCMP_CMP_MASKED_EQ:
+      return (v & c.datum_a) == c.datum_b;
+    default:
+      ADD_FAILURE() << "comparison " << c.op;
+      return false;
+  }
+}
+
+// The actions of the rules of `call` that match `d` (none: allowed).
+std::set<uint32_t> MatchingActions(const CallRules& call,
+                                   const seccomp_data& d) {
+  std::set<uint32_t> actions;
+  for (const FilterRule& rule : call.rules) {
+    if (std::all_of(rule.cmp.begin(), rule.cmp.end(),
+                    [&](const scmp_arg_cmp& c) { return Holds(c, d); })) {
+      actions.insert(rule.action);
+    }
+  }
+  return actions;
+}
+
+TEST(EmittedFilter, AnswersEveryCallAsLibseccompCompilingTheSameRules) {
+  std::mt19937_64 rng(20261206);
+  Policy none, all;
+  std::set<std::string> groups = {"raw-sockets", "namespaces"};
+  for (const SyscallEntry& e : SyscallTable()) {
+    if (e.handling == SyscallHandling::kRootPower) groups.insert(e.group);
+  }
+  for (const std::string& g : groups) {
+    Entry entry;
+    entry.value = g;
+    all.system.allow.push_back(entry);
+  }
+  Policy sections = all;
+  sections.programs.emplace_back();
+  int compared = 0;
+  for (const Policy* policy : {&none, &all, &sections}) {
+    for (int bits = 0; bits < 16; ++bits) {
+      FilterSettings s;
+      s.cookie = kCookie;
+      s.reads_floor = bits & 1;
+      s.writes_exact = bits & 2;
+      s.truncate_right = bits & 4;
+      s.signals_scoped = bits & 8;
+      SCOPED_TRACE(absl::StrCat("settings ", bits, ", system.allow of ",
+                                policy->system.allow.size(), " groups"));
+      absl::StatusOr<std::vector<CallRules>> calls = FilterRules(s, *policy);
+      ASSERT_TRUE(calls.ok()) << calls.status();
+      absl::StatusOr<std::vector<sock_filter>> ours = EmitFilter(*calls);
+      ASSERT_TRUE(ours.ok()) << ours.status();
+      const std::vector<sock_filter> reference = LibseccompProgram(*calls);
+      auto same = [&](const seccomp_data& d, const char* name) {
+        const uint32_t want = Evaluate(reference, d), got = Evaluate(*ours, d);
+        ++compared;
+        if (d.arch == AUDIT_ARCH_X86_64 &&
+            static_cast<uint32_t>(d.nr) < calls->size()) {
+          // Rules that disagree would leave the answer to the compiler.
+          const std::set<uint32_t> actions = MatchingActions((*calls)[d.nr], d);
+          if (actions.size() > 1) {
+            ADD_FAILURE() << name << ": rules of " << actions.size()
+                          << " different actions match the arguments "
+                          << absl::StrJoin(d.args, ", ");
+            return false;
+          }
+          const uint32_t model = actions.empty() ? kAllow : *actions.begin();
+          if (model != got) {
+            ADD_FAILURE() << name << " with arguments "
+                          << absl::StrJoin(d.args, ", ") << ": its rules say "
+                          << std::hex << model << ", the program " << got;
+            return false;
+          }
+        }
+        if (want == got) return true;
+        ADD_FAILURE() << name << " (" << d.nr << ") with arguments "
+                      << absl::StrJoin(d.args, ", ") << ": libseccomp's "
+                      << std::hex << want << ", ours " << got;
+        return false;
+      };
+      for (const CallRules& call : *calls) {
+        const std::vector<std::vector<uint64_t>> pool = Candidates(call, rng);
+        seccomp_data d{};
+        d.arch = AUDIT_ARCH_X86_64;
+        d.nr = call.nr;
+        if (!same(d, call.name)) break;
+        const int tries = call.rules.empty() ? 4 : 400;
+        bool ok = true;
+        for (int t = 0; t < tries && ok; ++t) {
+          for (int a = 0; a < 6; ++a) {
+            d.args[a] = pool[a][rng() % pool[a].size()];
+          }
+          ok = same(d, call.name);
+        }
+      }
+      // Other ABIs, and numbers past the table.
+      for (uint32_t arch : {uint32_t{AUDIT_ARCH_I386}, uint32_t{0}}) {
+        seccomp_data d{};
+        d.arch = arch;
+        d.nr = 2;
+        same(d, "another ABI");
+      }
+      for (uint32_t nr : {static_cast<uint32_t>(calls->size()),
+                          static_cast<uint32_t>(calls->size() + 100),
+                          0x40000000u | 2, 0xffffffffu}) {
+        seccomp_data d{};
+        d.arch = AUDIT_ARCH_X86_64;
+        d.nr = static_cast<int>(nr);
+        same(d, "past the table");
+      }
+    }
+  }
+  EXPECT_GT(compared, 100000);
+}
+
+TEST(EmittedFilter, ACallNeverRunsMoreInstructionsThanTheKernelTakes) {
+  FilterSettings s;
+  s.cookie = kCookie;
+  absl::StatusOr<std::vector<sock_filter>> f = BuildFilter(s, Policy());
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_LE(f->size(), size_t{BPF_MAXINSNS});
+  // Every jump lands inside the program, forwards.
+  for (size_t pc = 0; pc < f->size(); ++pc) {
+    const sock_filter& insn = (*f)[pc];
+    if (BPF_CLASS(insn.code) != BPF_JMP) continue;
+    if (BPF_OP(insn.code) == BPF_JA) {
+      EXPECT_LT(pc + 1 + insn.k, f->size()) << pc;
+    } else {
+      EXPECT_LT(pc + 1 + std::max(insn.jt, insn.jf), f->size()) << pc;
+    }
+  }
 }
 
 std::string SourceFile(const char* relative) {

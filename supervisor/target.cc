@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -43,6 +44,33 @@ bool IsProcRoot(int fd) {
 
 int OpenPath(int dirfd, const char* name, int extra) {
   return openat(dirfd, name, O_PATH | O_CLOEXEC | extra);
+}
+
+// The directories of `parts` but the last, from `start` (the target's root
+// for an absolute path), in one openat2 call where that is the walk
+// Resolve makes one component at a time: no magic link (the kernel's jump
+// through /proc/PID/fd, cwd, root, exe); absolute symlinks against the
+// target's root (RESOLVE_IN_ROOT), or none at all for a relative path; and
+// nothing that ends on /proc, where /proc/self and thread-self would have
+// been klaunch's. An invalid Fd otherwise (the walk then does it all, and
+// says why a lookup fails): the walk cost three calls per directory, this
+// two (PERFORMANCE.md).
+Fd OpenDirectories(int start, bool absolute,
+                   const std::deque<std::string>& parts) {
+  std::string dirs;
+  for (size_t i = 0; i + 1 < parts.size(); ++i) {
+    if (i > 0) dirs += '/';
+    dirs += parts[i];
+  }
+  struct open_how how;
+  std::memset(&how, 0, sizeof(how));
+  how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+  how.resolve = RESOLVE_NO_MAGICLINKS |
+                (absolute ? RESOLVE_IN_ROOT : RESOLVE_NO_SYMLINKS);
+  Fd fd(static_cast<int>(
+      syscall(SYS_openat2, start, dirs.c_str(), &how, sizeof(how))));
+  if (!fd.valid() || OnProc(fd.get())) return Fd();
+  return fd;
 }
 
 }  // namespace
@@ -189,6 +217,15 @@ int Resolve(Target& target, int dirfd, const std::string& path, bool follow,
     out->parent = std::move(cur);
     out->last.clear();
     return out->object.valid() ? 0 : -errno;
+  }
+  // One directory saves nothing (one call for the walk's fstat, one for
+  // the check of /proc).
+  if (parts.size() > 2) {
+    if (Fd dirs = OpenDirectories(cur.get(), path[0] == '/', parts);
+        dirs.valid()) {
+      cur = std::move(dirs);
+      parts.erase(parts.begin(), parts.end() - 1);
+    }
   }
   int links = 0;
   while (!parts.empty()) {

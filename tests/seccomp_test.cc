@@ -168,6 +168,28 @@ TEST_F(Seccomp, AStaticBinaryReadsWhatThePolicyAdmits) {
   EXPECT_THAT(r.out, Not(HasSubstr("error"))) << Show(r);
 }
 
+// The supervisor resolves a trapped open's directories in one call where it
+// can (supervisor/target.cc, OpenDirectories), in klaunch's own process:
+// there /proc/self is klaunch. However the name reaches /proc/self (the
+// name itself, thread-self, a workspace link to it, /dev/fd, /proc/net),
+// the file opened is the program's own, as natively.
+TEST_F(Seccomp, AStaticBinarysProcSelfIsItsOwnByEveryName) {
+  ASSERT_EQ(symlink("/proc/self", (ws() + "/me").c_str()), 0);
+  ASSERT_EQ(symlink("/proc/net/..", (ws() + "/net-up").c_str()), 0);
+  for (const std::string& name :
+       {std::string("/proc/self/status"),
+        std::string("/proc/thread-self/status"),
+        std::string("/proc/self/task/../status"),
+        std::string("/proc/net/../status"), std::string("/dev/fd/../status"),
+        ws() + "/me/status", std::string("me/status"),
+        std::string("./me/task/../status"), ws() + "/net-up/status"}) {
+    ProcessResult r = Run({static_bin_, "read", name});
+    EXPECT_THAT(r.out, HasSubstr("read: read 'Name:\tattacker-static"))
+        << name << "\n"
+        << Show(r);
+  }
+}
+
 TEST_F(Seccomp, AStaticBinaryCannotWriteOutsideTheWorkspace) {
   const std::string outside = dir_.Path("escaped.txt");
   ProcessResult r = Run({static_bin_, "write", outside});

@@ -127,6 +127,14 @@ std::vector<Holding> WhatHolds(const Setting& s) {
        "supervisor (opens by the resolved object)",
        {"Seccomp.ASymlinkSwappedDuringAStaticOpenLoopNeverReadsTheSecret"}});
   rows.push_back(
+      {"be handed klaunch's own /proc entries for the program's (a name "
+       "through /proc/self, thread-self, /dev/fd or a link to them, which "
+       "the supervisor resolves in its own process)",
+       "supervisor (/proc/self and thread-self followed as the target's; a "
+       "name's directories resolved in one call only where no magic link "
+       "is on the way and the end is not on /proc)",
+       {"Seccomp.AStaticBinarysProcSelfIsItsOwnByEveryName"}});
+  rows.push_back(
       {"run a program or command line the policy refuses, or rewrite the "
        "path, an argument or the file after the verdict",
        absl::StrCat("supervisor, and the exec check (ptrace at the exec "

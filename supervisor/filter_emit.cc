@@ -95,17 +95,14 @@ class Program {
   std::vector<Fix> fixes_;
 };
 
-// One half of a masked comparison: (half & mask) == value.
+// One half of a masked comparison: (half & mask) == (value & mask), as
+// libseccomp compiles it (the value's bits outside the mask do not count).
 void MaskedHalf(Program& p, uint32_t offset, uint32_t mask, uint32_t value,
                 int fail) {
-  if ((value & ~mask) != 0) {  // bits the mask clears: never equal
-    p.JumpTo(fail);
-    return;
-  }
   if (mask == 0) return;  // 0 == 0
   p.Load(offset);
   if (mask != 0xffffffffu) p.And(mask);
-  p.JumpIf(BPF_JEQ, value, Program::kNext, fail);
+  p.JumpIf(BPF_JEQ, value & mask, Program::kNext, fail);
 }
 
 // Falls through when `c` holds, jumps to `fail` when it does not.

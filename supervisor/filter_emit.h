@@ -7,7 +7,8 @@
 // number, and tries the call's rules in order: the first whose comparisons
 // all hold gives the answer, and a call with none that holds is let
 // through. Comparisons are of the whole 64-bit argument, as libseccomp's
-// are on x86-64.
+// are on x86-64; a masked one compares (argument & mask) with
+// (value & mask), as libseccomp's compiler does.
 //
 // This module owns the translation only: which rules a call has is
 // seccomp_filter.cc's, what each call is, syscall_table.cc's.

@@ -275,9 +275,9 @@ absl::Status AddFiltered(const SyscallEntry& e, Rules& r,
   if (name == "seccomp") {
     // A listener of the program's own could answer CONTINUE for a call
     // this filter sends to klaunch, and the kernel would run it unjudged.
-    return r.Add(Errno(EPERM),
-                 {SCMP_A0_64(SCMP_CMP_EQ, SECCOMP_SET_MODE_FILTER),
-                  HasBits(1, SECCOMP_FILTER_FLAG_NEW_LISTENER)});
+    // The kernel reads the operation as an unsigned int.
+    return r.Add(Errno(EPERM), {Is32(0, SECCOMP_SET_MODE_FILTER),
+                                HasBits(1, SECCOMP_FILTER_FLAG_NEW_LISTENER)});
   }
   if (name == "personality") {
     // The low byte selects the ABI (PER_LINUX32, ...); the flags above it

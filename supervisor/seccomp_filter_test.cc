@@ -347,6 +347,10 @@ TEST_F(Filter, ArgumentsThatUndoTheSandboxAreRefused) {
                                SECCOMP_FILTER_FLAG_NEW_LISTENER, 0}),
             Errno(EPERM));
   EXPECT_EQ(Call(SYS_seccomp, {SECCOMP_SET_MODE_FILTER, 0, 0}), kAllow);
+  // Bits above the 32 the kernel reads do not hide the operation.
+  EXPECT_EQ(Call(SYS_seccomp, {(1ull << 32) | SECCOMP_SET_MODE_FILTER,
+                               SECCOMP_FILTER_FLAG_NEW_LISTENER, 0}),
+            Errno(EPERM));
   EXPECT_EQ(Call(SYS_unshare, {0x10000000 /* CLONE_NEWUSER */}), Errno(EPERM));
   EXPECT_EQ(Call(SYS_clone3, {}), Errno(ENOSYS));
   EXPECT_EQ(Call(SYS_personality, {0x0008 /* PER_LINUX32 */}), Errno(EPERM));
@@ -444,8 +448,8 @@ bool Holds(const scmp_arg_cmp& c, const seccomp_data& d) {
       return v != c.datum_a;
     case SCMP_CMP_GE:
       return v >= c.datum_a;
-    case SCMP_CMP_MASKED_EQ:
-      return (v & c.datum_a) == c.datum_b;
+    case SCMP_CMP_MASKED_EQ:  // the value's bits outside the mask do not count
+      return (v & c.datum_a) == (c.datum_b & c.datum_a);
     default:
       ADD_FAILURE() << "comparison " << c.op;
       return false;
@@ -463,6 +467,122 @@ std::set<uint32_t> MatchingActions(const CallRules& call,
     }
   }
   return actions;
+}
+
+// A value of argument `c.arg` for which `c` holds (when any does).
+uint64_t Meeting(const scmp_arg_cmp& c, std::mt19937_64& rng) {
+  switch (c.op) {
+    case SCMP_CMP_NE:
+      return c.datum_a + 1 + rng() % 4;
+    case SCMP_CMP_GE: {
+      const uint64_t above = ~c.datum_a;  // how many values are greater
+      return rng() % 2 || above == 0 ? c.datum_a
+                                     : c.datum_a + 1 + rng() % above;
+    }
+    case SCMP_CMP_MASKED_EQ:
+      return c.datum_b | (rng() & ~c.datum_a);
+    default:
+      return c.datum_a;
+  }
+}
+
+// A value for which `c` fails (when any does).
+uint64_t Missing(const scmp_arg_cmp& c, std::mt19937_64& rng) {
+  switch (c.op) {
+    case SCMP_CMP_NE:
+      return c.datum_a;
+    case SCMP_CMP_GE:
+      return c.datum_a == 0 ? 0 : c.datum_a - 1 - rng() % c.datum_a;
+    case SCMP_CMP_MASKED_EQ:
+      return c.datum_a == 0 ? c.datum_b
+                            : (c.datum_b ^ (c.datum_a & -c.datum_a)) |
+                                  (rng() & ~c.datum_a);
+    default:
+      return c.datum_a ^ (1ull << (rng() % 64));
+  }
+}
+
+// Emits `calls` and compiles them with libseccomp, then runs both programs
+// (and the rules read directly) on every number and on argument tuples:
+// random ones from the values the rules compare, and for each rule tuples
+// that meet all its comparisons or all but one. Every disagreement fails;
+// `compared` counts the inputs.
+void ExpectTheSameAnswers(const std::vector<CallRules>& calls,
+                          std::mt19937_64& rng, int* compared) {
+  absl::StatusOr<std::vector<sock_filter>> ours = EmitFilter(calls);
+  ASSERT_TRUE(ours.ok()) << ours.status();
+  const std::vector<sock_filter> reference = LibseccompProgram(calls);
+  auto same = [&](const seccomp_data& d, const char* name) {
+    const uint32_t want = Evaluate(reference, d), got = Evaluate(*ours, d);
+    ++*compared;
+    if (d.arch == AUDIT_ARCH_X86_64 &&
+        static_cast<uint32_t>(d.nr) < calls.size()) {
+      // Rules that disagree would leave the answer to the compiler.
+      const std::set<uint32_t> actions = MatchingActions(calls[d.nr], d);
+      if (actions.size() > 1) {
+        ADD_FAILURE() << name << ": rules of " << actions.size()
+                      << " different actions match the arguments "
+                      << absl::StrJoin(d.args, ", ");
+        return false;
+      }
+      const uint32_t model = actions.empty() ? kAllow : *actions.begin();
+      if (model != got) {
+        ADD_FAILURE() << name << " with arguments "
+                      << absl::StrJoin(d.args, ", ") << ": its rules say "
+                      << std::hex << model << ", the program " << got;
+        return false;
+      }
+    }
+    if (want == got) return true;
+    ADD_FAILURE() << name << " (" << d.nr << ") with arguments "
+                  << absl::StrJoin(d.args, ", ") << ": libseccomp's "
+                  << std::hex << want << ", ours " << got;
+    return false;
+  };
+  for (const CallRules& call : calls) {
+    const std::vector<std::vector<uint64_t>> pool = Candidates(call, rng);
+    seccomp_data d{};
+    d.arch = AUDIT_ARCH_X86_64;
+    d.nr = call.nr;
+    auto random_args = [&] {
+      for (int a = 0; a < 6; ++a) d.args[a] = pool[a][rng() % pool[a].size()];
+    };
+    if (!same(d, call.name)) continue;
+    bool ok = true;
+    for (int t = 0; t < (call.rules.empty() ? 4 : 200) && ok; ++t) {
+      random_args();
+      ok = same(d, call.name);
+    }
+    for (const FilterRule& rule : call.rules) {
+      for (int t = 0; t < 8 && ok; ++t) {
+        random_args();
+        for (const scmp_arg_cmp& c : rule.cmp) d.args[c.arg] = Meeting(c, rng);
+        ok = same(d, call.name);
+        for (size_t miss = 0; miss < rule.cmp.size() && ok; ++miss) {
+          for (size_t i = 0; i < rule.cmp.size(); ++i) {
+            const scmp_arg_cmp& c = rule.cmp[i];
+            d.args[c.arg] = i == miss ? Missing(c, rng) : Meeting(c, rng);
+          }
+          ok = same(d, call.name);
+        }
+      }
+    }
+  }
+  // Other ABIs, and numbers past the table.
+  for (uint32_t arch : {uint32_t{AUDIT_ARCH_I386}, uint32_t{0}}) {
+    seccomp_data d{};
+    d.arch = arch;
+    d.nr = 2;
+    same(d, "another ABI");
+  }
+  for (uint32_t nr : {static_cast<uint32_t>(calls.size()),
+                      static_cast<uint32_t>(calls.size() + 100),
+                      0x40000000u | 2, 0xffffffffu}) {
+    seccomp_data d{};
+    d.arch = AUDIT_ARCH_X86_64;
+    d.nr = static_cast<int>(nr);
+    same(d, "past the table");
+  }
 }
 
 TEST(EmittedFilter, AnswersEveryCallAsLibseccompCompilingTheSameRules) {
@@ -492,69 +612,57 @@ TEST(EmittedFilter, AnswersEveryCallAsLibseccompCompilingTheSameRules) {
                                 policy->system.allow.size(), " groups"));
       absl::StatusOr<std::vector<CallRules>> calls = FilterRules(s, *policy);
       ASSERT_TRUE(calls.ok()) << calls.status();
-      absl::StatusOr<std::vector<sock_filter>> ours = EmitFilter(*calls);
-      ASSERT_TRUE(ours.ok()) << ours.status();
-      const std::vector<sock_filter> reference = LibseccompProgram(*calls);
-      auto same = [&](const seccomp_data& d, const char* name) {
-        const uint32_t want = Evaluate(reference, d), got = Evaluate(*ours, d);
-        ++compared;
-        if (d.arch == AUDIT_ARCH_X86_64 &&
-            static_cast<uint32_t>(d.nr) < calls->size()) {
-          // Rules that disagree would leave the answer to the compiler.
-          const std::set<uint32_t> actions = MatchingActions((*calls)[d.nr], d);
-          if (actions.size() > 1) {
-            ADD_FAILURE() << name << ": rules of " << actions.size()
-                          << " different actions match the arguments "
-                          << absl::StrJoin(d.args, ", ");
-            return false;
-          }
-          const uint32_t model = actions.empty() ? kAllow : *actions.begin();
-          if (model != got) {
-            ADD_FAILURE() << name << " with arguments "
-                          << absl::StrJoin(d.args, ", ") << ": its rules say "
-                          << std::hex << model << ", the program " << got;
-            return false;
-          }
-        }
-        if (want == got) return true;
-        ADD_FAILURE() << name << " (" << d.nr << ") with arguments "
-                      << absl::StrJoin(d.args, ", ") << ": libseccomp's "
-                      << std::hex << want << ", ours " << got;
-        return false;
-      };
-      for (const CallRules& call : *calls) {
-        const std::vector<std::vector<uint64_t>> pool = Candidates(call, rng);
-        seccomp_data d{};
-        d.arch = AUDIT_ARCH_X86_64;
-        d.nr = call.nr;
-        if (!same(d, call.name)) break;
-        const int tries = call.rules.empty() ? 4 : 400;
-        bool ok = true;
-        for (int t = 0; t < tries && ok; ++t) {
-          for (int a = 0; a < 6; ++a) {
-            d.args[a] = pool[a][rng() % pool[a].size()];
-          }
-          ok = same(d, call.name);
-        }
-      }
-      // Other ABIs, and numbers past the table.
-      for (uint32_t arch : {uint32_t{AUDIT_ARCH_I386}, uint32_t{0}}) {
-        seccomp_data d{};
-        d.arch = arch;
-        d.nr = 2;
-        same(d, "another ABI");
-      }
-      for (uint32_t nr : {static_cast<uint32_t>(calls->size()),
-                          static_cast<uint32_t>(calls->size() + 100),
-                          0x40000000u | 2, 0xffffffffu}) {
-        seccomp_data d{};
-        d.arch = AUDIT_ARCH_X86_64;
-        d.nr = static_cast<int>(nr);
-        same(d, "past the table");
-      }
+      ExpectTheSameAnswers(*calls, rng, &compared);
     }
   }
   EXPECT_GT(compared, 100000);
+}
+
+// The table's rules use some shapes of comparison only: each shape the
+// emitter writes is tried here on rules made for it, high halves, masks
+// in one half, values a mask cannot meet and comparisons that always hold
+// included.
+TEST(EmittedFilter, EveryShapeOfComparisonAnswersAsLibseccomps) {
+  constexpr uint64_t kHigh = 1ull << 32;
+  auto call = [](int nr, std::vector<FilterRule> rules) {
+    CallRules c;
+    c.nr = nr;
+    c.name = "made for the test";
+    c.rules = std::move(rules);
+    return c;
+  };
+  auto errno_rule = [](int e, std::vector<scmp_arg_cmp> cmp) {
+    return FilterRule{SECCOMP_RET_ERRNO | static_cast<uint32_t>(e),
+                      std::move(cmp)};
+  };
+  const std::vector<CallRules> calls = {
+      call(0, {}),
+      call(1, {errno_rule(1, {SCMP_A0_64(SCMP_CMP_GE, kHigh | 5)})}),
+      call(2, {errno_rule(2, {SCMP_CMP64(1, SCMP_CMP_MASKED_EQ, 0xff00000000ull,
+                                         0x1200000000ull)})}),
+      call(3, {{SECCOMP_RET_USER_NOTIF, {SCMP_A3_64(SCMP_CMP_NE, kHigh | 7)}}}),
+      call(4, {errno_rule(4, {SCMP_A4_64(SCMP_CMP_EQ, 0xdead0000beefull),
+                              SCMP_CMP64(5, SCMP_CMP_MASKED_EQ, ~0ull, 5)})}),
+      call(5, {errno_rule(5, {SCMP_CMP64(0, SCMP_CMP_MASKED_EQ, 0, 0)})}),
+      call(6, {errno_rule(6, {SCMP_A1_64(SCMP_CMP_GE, 0),
+                              SCMP_A2_64(SCMP_CMP_NE, ~0ull)})}),
+      call(7, {errno_rule(7, {SCMP_A0_64(SCMP_CMP_GE, ~0ull)})}),
+      call(8, {errno_rule(
+                  8, {SCMP_CMP64(3, SCMP_CMP_MASKED_EQ, 0x8000000000000001ull,
+                                 0x8000000000000000ull),
+                      SCMP_A0_64(SCMP_CMP_GE, 0x80000000ull),
+                      SCMP_A1_32(SCMP_CMP_MASKED_EQ, 0xf0, 0x30)})}),
+      call(9, {{SECCOMP_RET_USER_NOTIF, {}}}),
+      // A value with bits outside its mask: libseccomp drops them.
+      call(10,
+           {errno_rule(3, {SCMP_CMP64(2, SCMP_CMP_MASKED_EQ, 0xf0, 0x1f)})}),
+  };
+  std::mt19937_64 rng(42);
+  int compared = 0;
+  for (int round = 0; round < 20; ++round) {
+    ExpectTheSameAnswers(calls, rng, &compared);
+  }
+  EXPECT_GT(compared, 5000);
 }
 
 TEST(EmittedFilter, ACallNeverRunsMoreInstructionsThanTheKernelTakes) {

@@ -16,6 +16,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "core/path.h"
 
@@ -53,15 +54,12 @@ int OpenPath(int dirfd, const char* name, int extra) {
 // target's root (RESOLVE_IN_ROOT), or none at all for a relative path; and
 // nothing that ends on /proc, where /proc/self and thread-self would have
 // been klaunch's. An invalid Fd otherwise (the walk then does it all, and
-// says why a lookup fails): the walk cost three calls per directory, this
-// two (PERFORMANCE.md).
+// says why a lookup fails): the walk costs three calls per directory, this
+// three in all (openat2, the check of /proc, the close of the start;
+// docs/performance.md).
 Fd OpenDirectories(int start, bool absolute,
                    const std::deque<std::string>& parts) {
-  std::string dirs;
-  for (size_t i = 0; i + 1 < parts.size(); ++i) {
-    if (i > 0) dirs += '/';
-    dirs += parts[i];
-  }
+  const std::string dirs = absl::StrJoin(parts.begin(), parts.end() - 1, "/");
   struct open_how how;
   std::memset(&how, 0, sizeof(how));
   how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;

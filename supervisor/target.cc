@@ -216,9 +216,11 @@ int Resolve(Target& target, int dirfd, const std::string& path, bool follow,
     out->last.clear();
     return out->object.valid() ? 0 : -errno;
   }
-  // One directory saves nothing (one call for the walk's fstat, one for
-  // the check of /proc).
-  if (parts.size() > 2) {
+  // One directory too: the same three calls as the walk's when it is a
+  // directory, eight fewer when it is a symlink (/bin, /lib and /sbin on a
+  // merged /usr). Not for /proc's own names, which the walk takes anyway.
+  const bool under_proc = path[0] == '/' && parts.front() == "proc";
+  if (parts.size() >= 2 && !under_proc) {
     if (Fd dirs = OpenDirectories(cur.get(), path[0] == '/', parts);
         dirs.valid()) {
       cur = std::move(dirs);

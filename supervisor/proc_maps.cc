@@ -43,9 +43,11 @@ constexpr uint64_t kProcmapExecutable = 0x04;
 bool ExecutableMappingInText(absl::string_view text, uint64_t ip, dev_t* dev,
                              uint64_t* ino) {
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    // An anonymous mapping has no path: five fields, inode 0, as the
+    // kernel's own answer gives it.
     std::vector<absl::string_view> f =
         absl::StrSplit(line, ' ', absl::SkipEmpty());
-    if (f.size() < 6 || f[1].size() < 3 || f[1][2] != 'x') continue;
+    if (f.size() < 5 || f[1].size() < 3 || f[1][2] != 'x') continue;
     std::vector<absl::string_view> range = absl::StrSplit(f[0], '-');
     std::vector<absl::string_view> d = absl::StrSplit(f[3], ':');
     uint64_t lo, hi, inode;

@@ -1,6 +1,7 @@
 #include "supervisor/proc_maps.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -19,6 +20,7 @@ constexpr char kMaps[] =
     "55d0a1002000-55d0a1008000 r-xp 00002000 fe:01 1311 /usr/bin/prog\n"
     "7f0000000000-7f0000010000 rw-p 00000000 00:00 0\n"
     "7f1000000000-7f1000200000 r-xp 00028000 08:11 42 /lib/libshim.so\n"
+    "7f2000000000-7f2000001000 r-xp 00000000 00:00 0\n"
     "7ffd00000000-7ffd00002000 r-xp 00000000 00:00 0 [vdso]\n";
 
 TEST(ProcMaps, TheTextNamesTheFileOfTheExecutableMappingHoldingAnAddress) {
@@ -30,6 +32,10 @@ TEST(ProcMaps, TheTextNamesTheFileOfTheExecutableMappingHoldingAnAddress) {
   ASSERT_TRUE(ExecutableMappingInText(kMaps, 0x55d0a1007fff, &dev, &ino));
   EXPECT_EQ(dev, makedev(0xfe, 0x01));
   EXPECT_EQ(ino, 1311u);
+  // Anonymous code (a JIT's) is no file's: inode 0.
+  ASSERT_TRUE(ExecutableMappingInText(kMaps, 0x7f2000000800, &dev, &ino));
+  EXPECT_EQ(dev, makedev(0, 0));
+  EXPECT_EQ(ino, 0u);
 }
 
 TEST(ProcMaps, AnAddressInNoExecutableMappingHasNoFile) {
@@ -80,6 +86,9 @@ TEST(ProcMaps, ThisTestsOwnCodeIsOfItsOwnExecutable) {
 
 TEST(ProcMaps, TheKernelsAnswerIsTheTextsAnswer) {
   // Wherever PROCMAP_QUERY answers, the fallback must say the same.
+  void* jit = mmap(nullptr, 4096, PROT_READ | PROT_EXEC,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(jit, MAP_FAILED);
   const std::string text = ReadOwnMaps();
   const uintptr_t addresses[] = {
       reinterpret_cast<uintptr_t>(&OpenOwnMaps),
@@ -88,6 +97,7 @@ TEST(ProcMaps, TheKernelsAnswerIsTheTextsAnswer) {
       reinterpret_cast<uintptr_t>(&g_data),
       reinterpret_cast<uintptr_t>(&text),
       reinterpret_cast<uintptr_t>(text.data()),
+      reinterpret_cast<uintptr_t>(jit),
       0,
   };
   for (uintptr_t a : addresses) {
@@ -105,6 +115,7 @@ TEST(ProcMaps, TheKernelsAnswerIsTheTextsAnswer) {
       EXPECT_EQ(kernel_ino, text_ino) << std::hex << a;
     }
   }
+  munmap(jit, 4096);
 }
 
 }  // namespace

@@ -219,10 +219,10 @@ int Resolve(Target& target, int dirfd, const std::string& path, bool follow,
   // One directory too: the same three calls as the walk's when it is a
   // directory, eight fewer when it is a symlink (/bin, /lib and /sbin on a
   // merged /usr). Not for /proc's own names, which the walk takes anyway.
-  const bool under_proc = path[0] == '/' && parts.front() == "proc";
+  const bool absolute = path[0] == '/';
+  const bool under_proc = absolute && parts.front() == "proc";
   if (parts.size() >= 2 && !under_proc) {
-    if (Fd dirs = OpenDirectories(cur.get(), path[0] == '/', parts);
-        dirs.valid()) {
+    if (Fd dirs = OpenDirectories(cur.get(), absolute, parts); dirs.valid()) {
       cur = std::move(dirs);
       parts.erase(parts.begin(), parts.end() - 1);
     }

@@ -14,10 +14,10 @@
 // for the cookie (supervisor/supervisor.cc).
 //
 // Owns the directories and the engine of each chain; removes them at the
-// end of the run, and those of earlier runs whose klaunch is gone, once no
-// process is left in them. Without a writable cgroup v2 tree (a user
-// without a delegated subtree, a read-only /sys) Create fails and sections
-// below CMD are the shim's and Landlock's.
+// end of the run, and those of earlier runs nobody holds (run_cgroup.h), once
+// no process is left in them. Without a writable cgroup v2 tree (a user without
+// a delegated subtree, a read-only /sys) Create fails and sections below CMD
+// are the shim's and Landlock's.
 
 #ifndef KLAUNCH_SUPERVISOR_CHAIN_CGROUPS_H_
 #define KLAUNCH_SUPERVISOR_CHAIN_CGROUPS_H_

@@ -2,7 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,7 +14,6 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
@@ -82,23 +81,41 @@ std::string Cgroup2Of(const std::string& pid) {
 
 namespace {
 
+// An exclusive flock on directory `dir`, held for as long as the returned
+// descriptor is open: how a run's klaunch says it is alive. -1 when `dir`
+// is gone or the lock is someone else's (errno says which).
+int TryLock(const std::string& dir) {
+  const int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    close(fd);
+    errno = err;
+    return -1;
+  }
+  return fd;
+}
+
 // Removes the cgroups of runs whose klaunch is gone (killed, or ended
 // with --keep-orphans while processes were left in them) and that no
 // process is left in: a populated cgroup refuses rmdir. A run is named
-// "klaunch-TIME-PID-XXXXXX" (its run directory's name).
+// "klaunch-TIME-PID-XXXXXX" (its run directory's name) and is alive while
+// its klaunch holds the lock on it. Not kill(PID, 0) of the PID in the name: a
+// klaunch in another pid namespace (unshare --pid) shares this tree but sees
+// none of the PIDs here, and would take a run being set up for a stale one.
 void SweepStaleRuns(const std::string& parent) {
   DIR* d = opendir(parent.c_str());
   if (d == nullptr) return;
   while (dirent* e = readdir(d)) {
+    // Only what klaunch names so: another's cgroup is not ours to remove.
     const absl::string_view name = e->d_name;
-    if (!absl::StartsWith(name, "klaunch-")) continue;
-    const std::vector<absl::string_view> parts = absl::StrSplit(name, '-');
-    pid_t pid;
-    if (parts.size() != 4 || !absl::SimpleAtoi(parts[2], &pid) || pid <= 0 ||
-        kill(pid, 0) == 0 || errno != ESRCH) {
-      continue;  // its klaunch may still run
+    if (!absl::StartsWith(name, "klaunch-") ||
+        std::vector<absl::string_view>(absl::StrSplit(name, '-')).size() != 4) {
+      continue;
     }
-    const std::string run = absl::StrCat(parent, "/", name);
+    const std::string run = absl::StrCat(parent, "/", e->d_name);
+    const int held = TryLock(run);
+    if (held < 0) continue;  // its klaunch still runs
     if (DIR* r = opendir(run.c_str())) {
       while (dirent* c = readdir(r)) {
         if (absl::StartsWith(c->d_name, "s-")) {
@@ -108,8 +125,39 @@ void SweepStaleRuns(const std::string& parent) {
       closedir(r);
     }
     rmdir(run.c_str());
+    close(held);
   }
   closedir(d);
+}
+
+// Makes `dir` and takes its lock; -1 with errno. A sweep (of another
+// klaunch, maybe in another pid namespace) may lock and remove the
+// directory between the mkdir and the lock: then the lock is taken on a
+// removed directory, which the inode check sees, and it is made again.
+// Nothing else holds the lock of a new directory for longer than a sweep's
+// rmdir, unless someone who can read it wants the run not to start: that
+// fails after about a second rather than waiting for ever.
+int MakeLocked(const std::string& dir) {
+  if (mkdir(dir.c_str(), 0755) != 0) return -1;  // never one made before
+  for (int tries = 0; tries < 1000; ++tries) {
+    const int fd = TryLock(dir);
+    if (fd >= 0) {
+      struct stat held, named;
+      if (fstat(fd, &held) == 0 && stat(dir.c_str(), &named) == 0 &&
+          held.st_dev == named.st_dev && held.st_ino == named.st_ino) {
+        return fd;
+      }
+      close(fd);  // a sweep removed it after the open
+    } else if (errno == EWOULDBLOCK) {
+      usleep(1000);  // a sweep holds it: until its rmdir is done
+      continue;
+    } else if (errno != ENOENT) {
+      return -1;
+    }
+    if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return -1;
+  }
+  errno = EWOULDBLOCK;
+  return -1;
 }
 
 }  // namespace
@@ -126,20 +174,25 @@ absl::StatusOr<std::unique_ptr<RunCgroup>> RunCgroup::Create(
   SweepStaleRuns(mount + own);
   const std::string relative = absl::StrCat(own, "/klaunch-", tag);
   const std::string dir = mount + relative;
-  if (mkdir(dir.c_str(), 0755) != 0) {
+  const int held = MakeLocked(dir);
+  if (held < 0) {
     return absl::UnavailableError(
-        absl::StrCat("cannot make ", dir, ": ", strerror(errno)));
+        absl::StrCat("cannot make and lock ", dir, ": ", strerror(errno)));
   }
   // cgroup.kill (Linux 5.14) is how the run ends at once.
   if (access((dir + "/cgroup.kill").c_str(), W_OK) != 0) {
     rmdir(dir.c_str());
+    close(held);
     return absl::UnavailableError(
         absl::StrCat(dir, " has no writable cgroup.kill (Linux 5.14)"));
   }
-  return std::unique_ptr<RunCgroup>(new RunCgroup(mount, dir, relative));
+  return std::unique_ptr<RunCgroup>(new RunCgroup(mount, dir, relative, held));
 }
 
-RunCgroup::~RunCgroup() { rmdir(dir_.c_str()); }
+RunCgroup::~RunCgroup() {
+  rmdir(dir_.c_str());
+  close(held_);
+}
 
 std::vector<std::string> RunCgroup::OwnEntries() const {
   return {dir_, mount_ + "/cgroup.procs", mount_ + "/**/cgroup.procs",

@@ -13,7 +13,8 @@
 // the process tree instead.
 //
 // Owns the directory: made under klaunch's own cgroup, named by the run,
-// and removed once empty, with those of earlier runs whose klaunch is gone.
+// locked (flock) for as long as this lives, and removed once empty, with
+// those of earlier runs nobody holds the lock of (their klaunch is gone).
 
 #ifndef KLAUNCH_SUPERVISOR_RUN_CGROUP_H_
 #define KLAUNCH_SUPERVISOR_RUN_CGROUP_H_
@@ -34,7 +35,8 @@ std::string Cgroup2Of(const std::string& pid);
 
 class RunCgroup {
  public:
-  // Makes the run's directory (named by `tag`) under klaunch's cgroup.
+  // Makes the run's directory (named by `tag`) under klaunch's cgroup, and
+  // first removes the empty ones of runs whose klaunch is gone.
   static absl::StatusOr<std::unique_ptr<RunCgroup>> Create(
       const std::string& tag);
   // Removes the directory once no process is left in it (its chains'
@@ -56,12 +58,16 @@ class RunCgroup {
   bool Holds(pid_t pid) const;
 
  private:
-  RunCgroup(std::string mount, std::string dir, std::string relative)
+  RunCgroup(std::string mount, std::string dir, std::string relative, int held)
       : mount_(std::move(mount)),
         dir_(std::move(dir)),
-        relative_(std::move(relative)) {}
+        relative_(std::move(relative)),
+        held_(held) {}
 
   const std::string mount_, dir_, relative_;
+  // The flock on dir_ that tells other klaunches' sweeps the run is alive
+  // (close-on-exec: the run's processes never hold it).
+  const int held_;
 };
 
 }  // namespace klaunch

@@ -135,10 +135,11 @@ void SweepStaleRuns(const std::string& parent) {
 // directory between the mkdir and the lock: then the lock is taken on a
 // removed directory, which the inode check sees, and it is made again.
 // Nothing else holds the lock of a new directory for longer than a sweep's
-// rmdir, unless someone who can read it wants the run not to start: that
-// fails after about a second rather than waiting for ever.
+// rmdir: it is klaunch's user's alone (0700: another user cannot open it to
+// hold its lock and keep the run from its cgroup), and a lock held anyway
+// fails the run's cgroup after about a second rather than waiting for ever.
 int MakeLocked(const std::string& dir) {
-  if (mkdir(dir.c_str(), 0755) != 0) return -1;  // never one made before
+  if (mkdir(dir.c_str(), 0700) != 0) return -1;  // never one made before
   for (int tries = 0; tries < 1000; ++tries) {
     const int fd = TryLock(dir);
     if (fd >= 0) {
@@ -154,7 +155,7 @@ int MakeLocked(const std::string& dir) {
     } else if (errno != ENOENT) {
       return -1;
     }
-    if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return -1;
+    if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return -1;
   }
   errno = EWOULDBLOCK;
   return -1;

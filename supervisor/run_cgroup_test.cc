@@ -1,5 +1,6 @@
 #include "supervisor/run_cgroup.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <signal.h>
@@ -103,6 +104,26 @@ TEST(RunCgroup, AnEmptyRunNobodyHoldsIsRemovedWithItsChains) {
   EXPECT_FALSE(Exists(stale));
   rmdir((stale + "/s-0").c_str());
   rmdir(stale.c_str());
+}
+
+// Another user cannot open a run's directory, so cannot hold its lock
+// (which would keep the next run from its cgroup, or a stale one forever).
+TEST(RunCgroup, AnotherUserCannotOpenARunsDirectory) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to become another user";
+  MAKE_OR_SKIP(live, Tag("private"));
+  const pid_t other = fork();
+  ASSERT_GE(other, 0);
+  if (other == 0) {
+    if (setgid(65534) != 0 || setuid(65534) != 0) _exit(77);
+    const int fd = open(live->dir().c_str(), O_RDONLY | O_DIRECTORY);
+    _exit(fd >= 0 ? 1 : errno == EACCES ? 0 : 2);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(other, &status, 0), other);
+  ASSERT_TRUE(WIFEXITED(status));
+  if (WEXITSTATUS(status) == 77) GTEST_SKIP() << "cannot become nobody";
+  EXPECT_EQ(WEXITSTATUS(status), 0)
+      << "nobody opened the run's cgroup directory (1) or failed otherwise";
 }
 
 // A cgroup klaunch did not name is not klaunch's to remove.

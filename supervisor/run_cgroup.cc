@@ -82,8 +82,9 @@ std::string Cgroup2Of(const std::string& pid) {
 namespace {
 
 // An exclusive flock on directory `dir`, held for as long as the returned
-// descriptor is open: how a run's klaunch says it is alive. -1 when `dir`
-// is gone or the lock is someone else's (errno says which).
+// descriptor is open: how a run's klaunch says it is alive. -1 with errno:
+// the lock is someone else's (EWOULDBLOCK), `dir` is gone (ENOENT), or it
+// cannot be opened.
 int TryLock(const std::string& dir) {
   const int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return -1;
@@ -96,13 +97,48 @@ int TryLock(const std::string& dir) {
   return fd;
 }
 
+// True when `fd` is the directory `name` names (relative to `dir`) now.
+bool IsNamed(int fd, int dir, const char* name) {
+  struct stat held, named;
+  return fstat(fd, &held) == 0 &&
+         fstatat(dir, name, &named, AT_SYMLINK_NOFOLLOW) == 0 &&
+         held.st_dev == named.st_dev && held.st_ino == named.st_ino;
+}
+
+}  // namespace
+
+namespace internal {
+
+bool RemoveStaleRun(const std::string& parent, const char* name, int held) {
+  const std::string run = absl::StrCat(parent, "/", name);
+  if (!IsNamed(held, AT_FDCWD, run.c_str())) return false;
+  if (DIR* r = opendir(run.c_str())) {
+    while (dirent* c = readdir(r)) {
+      if (absl::StartsWith(c->d_name, "s-")) {
+        rmdir(absl::StrCat(run, "/", c->d_name).c_str());
+      }
+    }
+    closedir(r);
+  }
+  return rmdir(run.c_str()) == 0;
+}
+
+}  // namespace internal
+
+namespace {
+
 // Removes the cgroups of runs whose klaunch is gone (killed, or ended
 // with --keep-orphans while processes were left in them) and that no
 // process is left in: a populated cgroup refuses rmdir. A run is named
 // "klaunch-TIME-PID-XXXXXX" (its run directory's name) and is alive while
-// its klaunch holds the lock on it. Not kill(PID, 0) of the PID in the name: a
-// klaunch in another pid namespace (unshare --pid) shares this tree but sees
-// none of the PIDs here, and would take a run being set up for a stale one.
+// its klaunch holds the lock on it. Not kill(PID, 0) of the PID in the
+// name: a klaunch in another pid namespace (unshare --pid) shares this tree
+// but sees none of the PIDs here, and would take a run being set up for a
+// stale one.
+//
+// Only the holder of the lock of the directory a name names removes it: a
+// lock taken on one another sweep removed meanwhile (and a new run made
+// again under the same name) is let go.
 void SweepStaleRuns(const std::string& parent) {
   DIR* d = opendir(parent.c_str());
   if (d == nullptr) return;
@@ -113,41 +149,31 @@ void SweepStaleRuns(const std::string& parent) {
         std::vector<absl::string_view>(absl::StrSplit(name, '-')).size() != 4) {
       continue;
     }
-    const std::string run = absl::StrCat(parent, "/", e->d_name);
-    const int held = TryLock(run);
+    const int held = TryLock(absl::StrCat(parent, "/", e->d_name));
     if (held < 0) continue;  // its klaunch still runs
-    if (DIR* r = opendir(run.c_str())) {
-      while (dirent* c = readdir(r)) {
-        if (absl::StartsWith(c->d_name, "s-")) {
-          rmdir(absl::StrCat(run, "/", c->d_name).c_str());
-        }
-      }
-      closedir(r);
-    }
-    rmdir(run.c_str());
+    internal::RemoveStaleRun(parent, e->d_name, held);
     close(held);
   }
   closedir(d);
 }
 
-// Makes `dir` and takes its lock; -1 with errno. A sweep (of another
-// klaunch, maybe in another pid namespace) may lock and remove the
-// directory between the mkdir and the lock: then the lock is taken on a
-// removed directory, which the inode check sees, and it is made again.
-// Nothing else holds the lock of a new directory for longer than a sweep's
-// rmdir: it is klaunch's user's alone (0700: another user cannot open it to
-// hold its lock and keep the run from its cgroup), and a lock held anyway
-// fails the run's cgroup after about a second rather than waiting for ever.
+// Makes `dir` and takes its lock; -1 with errno (EEXIST: the name is taken
+// already; EWOULDBLOCK: someone holds the lock of the directory made). A
+// sweep (of another klaunch, maybe in another pid namespace) may lock and
+// remove the directory between the mkdir and the lock: then the lock is
+// taken on a removed directory, which the inode check sees, and it is made
+// again. Nothing but a sweep holds the lock of a new directory for longer
+// than its rmdir, unless a process of the same user wants the run kept from
+// its cgroup (another user cannot open it: 0700): then, after 100 ms, the
+// caller tries another name. What it made and could not lock is left to a
+// later sweep; removing it here could remove a directory made again under
+// the same name.
 int MakeLocked(const std::string& dir) {
   if (mkdir(dir.c_str(), 0700) != 0) return -1;  // never one made before
-  for (int tries = 0; tries < 1000; ++tries) {
+  for (int tries = 0; tries < 100; ++tries) {
     const int fd = TryLock(dir);
     if (fd >= 0) {
-      struct stat held, named;
-      if (fstat(fd, &held) == 0 && stat(dir.c_str(), &named) == 0 &&
-          held.st_dev == named.st_dev && held.st_ino == named.st_ino) {
-        return fd;
-      }
+      if (IsNamed(fd, AT_FDCWD, dir.c_str())) return fd;
       close(fd);  // a sweep removed it after the open
     } else if (errno == EWOULDBLOCK) {
       usleep(1000);  // a sweep holds it: until its rmdir is done
@@ -173,25 +199,33 @@ absl::StatusOr<std::unique_ptr<RunCgroup>> RunCgroup::Create(
   if (own.empty()) return absl::UnavailableError("klaunch is in no cgroup v2");
   if (own == "/") own.clear();
   SweepStaleRuns(mount + own);
-  const std::string relative = absl::StrCat(own, "/klaunch-", tag);
-  const std::string dir = mount + relative;
-  const int held = MakeLocked(dir);
-  if (held < 0) {
-    return absl::UnavailableError(
-        absl::StrCat("cannot make and lock ", dir, ": ", strerror(errno)));
+  // The run's name, or when someone took it or holds its lock, the next.
+  for (int attempt = 0;; ++attempt) {
+    const std::string relative =
+        attempt == 0 ? absl::StrCat(own, "/klaunch-", tag)
+                     : absl::StrCat(own, "/klaunch-", tag, ".", attempt);
+    const std::string dir = mount + relative;
+    const int held = MakeLocked(dir);
+    if (held < 0) {
+      const int err = errno;
+      if ((err == EEXIST || err == EWOULDBLOCK) && attempt < 3) continue;
+      return absl::UnavailableError(
+          absl::StrCat("cannot make and lock ", dir, ": ", strerror(err)));
+    }
+    // cgroup.kill (Linux 5.14) is how the run ends at once.
+    if (access((dir + "/cgroup.kill").c_str(), W_OK) != 0) {
+      rmdir(dir.c_str());
+      close(held);
+      return absl::UnavailableError(
+          absl::StrCat(dir, " has no writable cgroup.kill (Linux 5.14)"));
+    }
+    return std::unique_ptr<RunCgroup>(
+        new RunCgroup(mount, dir, relative, held));
   }
-  // cgroup.kill (Linux 5.14) is how the run ends at once.
-  if (access((dir + "/cgroup.kill").c_str(), W_OK) != 0) {
-    rmdir(dir.c_str());
-    close(held);
-    return absl::UnavailableError(
-        absl::StrCat(dir, " has no writable cgroup.kill (Linux 5.14)"));
-  }
-  return std::unique_ptr<RunCgroup>(new RunCgroup(mount, dir, relative, held));
 }
 
 RunCgroup::~RunCgroup() {
-  rmdir(dir_.c_str());
+  rmdir(dir_.c_str());  // held: no sweep removes it, nor makes it again
   close(held_);
 }
 

@@ -35,7 +35,8 @@ std::string Cgroup2Of(const std::string& pid);
 
 class RunCgroup {
  public:
-  // Makes the run's directory (named by `tag`) under klaunch's cgroup, and
+  // Makes the run's directory (named by `tag`, or `tag`.N when that name
+  // is taken or its lock held by someone else) under klaunch's cgroup, and
   // first removes the empty ones of runs whose klaunch is gone.
   static absl::StatusOr<std::unique_ptr<RunCgroup>> Create(
       const std::string& tag);
@@ -66,10 +67,21 @@ class RunCgroup {
 
   const std::string mount_, dir_, relative_;
   // The flock on dir_ that tells other klaunches' sweeps the run is alive
-  // (close-on-exec: the run's processes never hold it).
+  // (close-on-exec: CMD's child holds it until its exec, the program
+  // never).
   const int held_;
 };
 
+namespace internal {
+
+// A sweep's removal of the run directory `name` under `parent` and its
+// chains' directories, whose lock it holds on `held`: only when `held` is
+// still the directory the name names (another sweep may have removed the
+// one it locked, and a new run made its own under the same name). True
+// when removed. Declared here for the tests.
+bool RemoveStaleRun(const std::string& parent, const char* name, int held);
+
+}  // namespace internal
 }  // namespace klaunch
 
 #endif  // KLAUNCH_SUPERVISOR_RUN_CGROUP_H_

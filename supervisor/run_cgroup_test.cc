@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,6 +13,7 @@
 #include <cerrno>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
@@ -71,7 +74,7 @@ TEST(RunCgroup, ASweepFromAnotherPidNamespaceLeavesALiveEmptyRun) {
   ASSERT_EQ(waitpid(outer, &status, 0), outer);
   ASSERT_TRUE(WIFEXITED(status));
   if (WEXITSTATUS(status) == 77) {
-    GTEST_SKIP() << "no pid namespace here: " << strerror(EPERM);
+    GTEST_SKIP() << "no pid namespace here (unshare failed)";
   }
   ASSERT_EQ(WEXITSTATUS(status), 0) << "the sweeper in the namespace failed";
   EXPECT_TRUE(Exists(live->dir()))
@@ -138,22 +141,32 @@ TEST(RunCgroup, ACgroupNamedOtherwiseIsNotRemoved) {
 }
 
 // Runs starting while other klaunches sweep (each start sweeps): a sweep
-// may take the new directory between its mkdir and its lock, and every
-// start must still end with its directory there and held.
+// may take the new directory between its mkdir and its lock, and two
+// sweeps may lock the same directory one after the other, the second after
+// the first removed it and the run made it again. Every start must still
+// end with its directory there and held.
 TEST(RunCgroup, ARunStartingBesideSweepsAlwaysHasItsDirectory) {
   MAKE_OR_SKIP(probe, Tag("probe"));
   probe.reset();
-  const pid_t sweeper = fork();
-  ASSERT_GE(sweeper, 0);
-  if (sweeper == 0) {
-    for (int i = 0;; ++i) {
-      RunCgroup::Create(absl::StrCat("1-", getpid(), "-s", i)).IgnoreError();
-    }
-  }
-  const absl::Cleanup stop = [sweeper] {
-    kill(sweeper, SIGKILL);
-    waitpid(sweeper, nullptr, 0);
+  const pid_t test = getpid();
+  std::vector<pid_t> sweepers;
+  const absl::Cleanup stop = [&sweepers] {
+    for (pid_t p : sweepers) kill(p, SIGKILL);
+    for (pid_t p : sweepers) waitpid(p, nullptr, 0);
   };
+  for (int k = 0; k < 3; ++k) {
+    const pid_t sweeper = fork();
+    ASSERT_GE(sweeper, 0);
+    if (sweeper == 0) {
+      // Never outlives the test, however it ends.
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      for (int i = 0; getppid() == test; ++i) {
+        RunCgroup::Create(absl::StrCat("1-", getpid(), "-s", i)).IgnoreError();
+      }
+      _exit(0);
+    }
+    sweepers.push_back(sweeper);
+  }
   int missing = 0;
   for (int i = 0; i < 2000; ++i) {
     absl::StatusOr<std::unique_ptr<RunCgroup>> run =
@@ -163,6 +176,47 @@ TEST(RunCgroup, ARunStartingBesideSweepsAlwaysHasItsDirectory) {
     if (!Exists((*run)->dir())) ++missing;
   }
   EXPECT_EQ(missing, 0) << "runs whose cgroup a sweep removed";
+}
+
+// Two sweeps lock the same stale directory, one after the other: the
+// first removes it, a new run makes its own under the same name, and the
+// second's lock, on the removed one, must not remove the new run's.
+TEST(RunCgroup, ASweepLateToALockDoesNotRemoveTheRunMadeAgainThere) {
+  MAKE_OR_SKIP(probe, Tag("probe"));
+  const std::string parent = Parent(probe->dir());
+  const std::string name = absl::StrCat("klaunch-", Tag("again"));
+  const std::string path = parent + "/" + name;
+  ASSERT_EQ(mkdir(path.c_str(), 0700), 0) << strerror(errno);
+  // The late sweep has opened the stale directory, not yet locked it.
+  const int late = open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  ASSERT_GE(late, 0);
+  ASSERT_EQ(rmdir(path.c_str()), 0);  // the first sweep's removal
+  MAKE_OR_SKIP(run, Tag("again"));
+  ASSERT_EQ(run->dir(), path);
+  ASSERT_EQ(flock(late, LOCK_EX | LOCK_NB), 0);  // on the removed one
+  EXPECT_FALSE(internal::RemoveStaleRun(parent, name.c_str(), late));
+  EXPECT_TRUE(Exists(path)) << "a late sweep removed a live run's cgroup";
+  close(late);
+}
+
+// A name someone took already (or whose lock someone holds) is left to
+// them: the run takes the next.
+TEST(RunCgroup, ARunWhoseNameIsTakenTakesTheNext) {
+  MAKE_OR_SKIP(probe, Tag("probe"));
+  const std::string taken =
+      absl::StrCat(Parent(probe->dir()), "/klaunch-", Tag("taken"));
+  ASSERT_EQ(mkdir(taken.c_str(), 0700), 0) << strerror(errno);
+  const int fd = open(taken.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(flock(fd, LOCK_SH), 0);
+  {
+    MAKE_OR_SKIP(run, Tag("taken"));
+    EXPECT_EQ(run->dir(), taken + ".1");
+    EXPECT_TRUE(Exists(run->dir()));
+    EXPECT_TRUE(Exists(taken)) << "a held directory was removed";
+  }
+  close(fd);
+  rmdir(taken.c_str());
 }
 
 }  // namespace

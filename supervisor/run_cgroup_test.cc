@@ -45,6 +45,13 @@ std::string Tag(const std::string& end) {
   }                                                              \
   std::unique_ptr<RunCgroup> var = *std::move(var##_or)
 
+// Once the machine gave one, every later run of the test must have one.
+#define MAKE(var, tag)                                  \
+  absl::StatusOr<std::unique_ptr<RunCgroup>> var##_or = \
+      RunCgroup::Create(tag);                           \
+  ASSERT_TRUE(var##_or.ok()) << var##_or.status();      \
+  std::unique_ptr<RunCgroup> var = *std::move(var##_or)
+
 // What a klaunch started under `unshare --pid` sees of a run of this
 // namespace: the PID in its name belongs to no process it can find. Its
 // sweep must still leave the run alone while the run is being set up and
@@ -89,7 +96,7 @@ TEST(RunCgroup, ARunIsKeptWhileHeldWhateverPidItsNameHolds) {
   if (gone == 0) _exit(0);
   ASSERT_EQ(waitpid(gone, nullptr, 0), gone);
   MAKE_OR_SKIP(live, absl::StrCat("1-", gone, "-held"));
-  MAKE_OR_SKIP(next, Tag("next"));
+  MAKE(next, Tag("next"));
   EXPECT_TRUE(Exists(live->dir()));
 }
 
@@ -102,7 +109,7 @@ TEST(RunCgroup, AnEmptyRunNobodyHoldsIsRemovedWithItsChains) {
       absl::StrCat(Parent(probe->dir()), "/klaunch-1-", getpid(), "-stale");
   ASSERT_EQ(mkdir(stale.c_str(), 0755), 0) << strerror(errno);
   ASSERT_EQ(mkdir((stale + "/s-0").c_str(), 0755), 0) << strerror(errno);
-  MAKE_OR_SKIP(next, Tag("next"));
+  MAKE(next, Tag("next"));
   EXPECT_FALSE(Exists(stale + "/s-0"));
   EXPECT_FALSE(Exists(stale));
   rmdir((stale + "/s-0").c_str());
@@ -135,7 +142,7 @@ TEST(RunCgroup, ACgroupNamedOtherwiseIsNotRemoved) {
   const std::string other =
       absl::StrCat(Parent(probe->dir()), "/klaunch-notours");
   ASSERT_EQ(mkdir(other.c_str(), 0755), 0) << strerror(errno);
-  MAKE_OR_SKIP(next, Tag("next"));
+  MAKE(next, Tag("next"));
   EXPECT_TRUE(Exists(other));
   rmdir(other.c_str());
 }
@@ -191,7 +198,7 @@ TEST(RunCgroup, ASweepLateToALockDoesNotRemoveTheRunMadeAgainThere) {
   const int late = open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   ASSERT_GE(late, 0);
   ASSERT_EQ(rmdir(path.c_str()), 0);  // the first sweep's removal
-  MAKE_OR_SKIP(run, Tag("again"));
+  MAKE(run, Tag("again"));
   ASSERT_EQ(run->dir(), path);
   ASSERT_EQ(flock(late, LOCK_EX | LOCK_NB), 0);  // on the removed one
   EXPECT_FALSE(internal::RemoveStaleRun(parent, name.c_str(), late));
@@ -210,7 +217,7 @@ TEST(RunCgroup, ARunWhoseNameIsTakenTakesTheNext) {
   ASSERT_GE(fd, 0);
   ASSERT_EQ(flock(fd, LOCK_SH), 0);
   {
-    MAKE_OR_SKIP(run, Tag("taken"));
+    MAKE(run, Tag("taken"));
     EXPECT_EQ(run->dir(), taken + ".1");
     EXPECT_TRUE(Exists(run->dir()));
     EXPECT_TRUE(Exists(taken)) << "a held directory was removed";

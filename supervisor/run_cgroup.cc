@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -146,7 +147,7 @@ void SweepStaleRuns(const std::string& parent) {
     // Only what klaunch names so: another's cgroup is not ours to remove.
     const absl::string_view name = e->d_name;
     if (!absl::StartsWith(name, "klaunch-") ||
-        std::vector<absl::string_view>(absl::StrSplit(name, '-')).size() != 4) {
+        std::count(name.begin(), name.end(), '-') != 3) {
       continue;
     }
     const int held = TryLock(absl::StrCat(parent, "/", e->d_name));
@@ -169,7 +170,8 @@ void SweepStaleRuns(const std::string& parent) {
 // later sweep; removing it here could remove a directory made again under
 // the same name.
 int MakeLocked(const std::string& dir) {
-  if (mkdir(dir.c_str(), 0700) != 0) return -1;  // never one made before
+  constexpr mode_t kMode = 0700;
+  if (mkdir(dir.c_str(), kMode) != 0) return -1;  // never one made before
   for (int tries = 0; tries < 100; ++tries) {
     const int fd = TryLock(dir);
     if (fd >= 0) {
@@ -181,7 +183,7 @@ int MakeLocked(const std::string& dir) {
     } else if (errno != ENOENT) {
       return -1;
     }
-    if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return -1;
+    if (mkdir(dir.c_str(), kMode) != 0 && errno != EEXIST) return -1;
   }
   errno = EWOULDBLOCK;
   return -1;

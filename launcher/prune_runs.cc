@@ -3,11 +3,15 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <system_error>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -74,6 +78,31 @@ size_t PruneRuns(const std::string& runs, size_t keep) {
     close(fd);
   }
   return removed;
+}
+
+PruneLater::PruneLater(std::string runs, size_t keep)
+    : runs_(std::move(runs)), keep_(keep) {}
+
+void PruneLater::Start() {
+  if (thread_.joinable()) return;
+  try {
+    thread_ = std::thread([this] {
+      // Best effort: at the normal class it only competes a little more.
+      const sched_param none{};
+      pthread_setschedparam(pthread_self(), SCHED_IDLE, &none);
+      PruneRuns(runs_, keep_);
+    });
+  } catch (const std::system_error&) {
+    // Out of threads: the destructor prunes.
+  }
+}
+
+PruneLater::~PruneLater() {
+  if (thread_.joinable()) {
+    thread_.join();
+  } else {
+    PruneRuns(runs_, keep_);
+  }
 }
 
 }  // namespace klaunch

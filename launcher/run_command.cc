@@ -587,16 +587,15 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
 
   const std::string base = StateBase();
   absl::StatusOr<std::string> run_dir = MakeRunDir(base);
-  if (run_dir.ok()) {
-    // Held until klaunch exits (the descriptor is not inherited), then the
-    // oldest directories beyond the limit go.
-    HoldRunDir(*run_dir);
-    PruneRuns(base + "/runs", RunsToKeep());
-  }
   if (!run_dir.ok()) {
     Say(std::string(run_dir.status().message()));
     return kExitKlaunchFailed;
   }
+  // Held until klaunch exits (the descriptor is not inherited). The oldest
+  // directories beyond the limit go while the program runs, or as klaunch
+  // returns when it never started.
+  HoldRunDir(*run_dir);
+  PruneLater prune(base + "/runs", RunsToKeep());
   const std::string log =
       o.log_file.empty() ? *run_dir + "/audit.jsonl" : AbsolutePath(o.log_file);
   // Every record of this run carries its id, so that runs appended to one
@@ -982,6 +981,7 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
     return kExitKlaunchFailed;
   }
   std::unique_ptr<Reaper> reaper = *std::move(started_reaper);
+  prune.Start();  // klaunch forks no more (the reaper forks CMD's child)
   const pid_t cmd_pid = reaper->cmd();
   g_child = cmd_pid;
   if (members != nullptr) members->SetRoot(reaper->pid());

@@ -686,6 +686,26 @@ TEST(Launcher, OldRunDirectoriesArePrunedButOneARunStillHoldsIsKept) {
   EXPECT_EQ(left, 4) << ls.out;  // the held one, two fakes, the run's own
 }
 
+// The pruning waits for the program to start, so that the program does not
+// wait for it; a run whose program never starts still prunes as it ends.
+TEST(Launcher, ARunWhoseProgramCannotStartStillPrunesOldRunDirectories) {
+  Launcher l;
+  const std::string runs = l.Path("state/klaunch/runs");
+  std::vector<std::string> fake;
+  for (int i = 0; i < 4; ++i) {
+    fake.push_back(runs + "/2020010" + std::to_string(i + 1) +
+                   "T000000Z-1-abcdef");
+    l.Write("state/klaunch/runs/" + fake.back().substr(runs.size() + 1) +
+                "/audit.jsonl",
+            "{}\n");
+  }
+  ProcessResult r =
+      l.Run({"--", l.Path("no-such-program")}, {"KLAUNCH_KEEP_RUNS=2"});
+  ASSERT_EQ(r.exit_code, 127) << r.err;
+  for (int i = 0; i < 3; ++i) EXPECT_FALSE(Exists(fake[i])) << fake[i];
+  EXPECT_TRUE(Exists(fake[3]));
+}
+
 TEST(Launcher, ABadPolicyIsNamedOnceInTheErrorWhereverItIsCaught) {
   Launcher l;
   // One error the loader catches, one only compiling the rules does.

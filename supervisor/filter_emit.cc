@@ -8,6 +8,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
 
 namespace klaunch {
 namespace {
@@ -152,21 +153,155 @@ absl::Status Compare(Program& p, const scmp_arg_cmp& c, int fail) {
   }
 }
 
-// A call's rules in order, then the call let through. Nothing after it
-// runs: every way out is a return.
-absl::Status CallBlock(Program& p, const CallRules& call) {
-  for (const FilterRule& rule : call.rules) {
-    const int next = p.NewLabel();
-    for (const scmp_arg_cmp& c : rule.cmp) {
-      if (absl::Status s = Compare(p, c, next); !s.ok()) {
+// A comparison that tests bits of one argument for a value, as
+// ((high half & hi_mask) == hi_value) && ((low half & lo_mask) == lo_value):
+// == and masked ==. Rules testing the same bits of the same argument for
+// different values make a chain, whose halves are loaded once.
+struct ValueTest {
+  unsigned arg = 0;
+  uint32_t hi_mask = 0, hi_value = 0, lo_mask = 0, lo_value = 0;
+};
+
+bool AsValueTest(const scmp_arg_cmp& c, ValueTest* t) {
+  t->arg = c.arg;
+  if (c.op == SCMP_CMP_EQ) {
+    t->hi_mask = t->lo_mask = 0xffffffffu;
+    t->hi_value = High(c.datum_a);
+    t->lo_value = Low(c.datum_a);
+    return true;
+  }
+  if (c.op == SCMP_CMP_MASKED_EQ) {
+    t->hi_mask = High(c.datum_a);
+    t->lo_mask = Low(c.datum_a);
+    t->hi_value = High(c.datum_b) & t->hi_mask;
+    t->lo_value = Low(c.datum_b) & t->lo_mask;
+    return true;
+  }
+  return false;
+}
+
+// Whether `a` and `b` test the same bits, and the same high half, so that
+// one loaded low half serves both.
+bool SameChain(const scmp_arg_cmp& a, const scmp_arg_cmp& b) {
+  ValueTest x, y;
+  return a.arg <= 5 && AsValueTest(a, &x) && AsValueTest(b, &y) &&
+         x.arg == y.arg && x.lo_mask != 0 && x.lo_mask == y.lo_mask &&
+         x.hi_mask == y.hi_mask && x.hi_value == y.hi_value;
+}
+
+bool SameComparison(const scmp_arg_cmp& a, const scmp_arg_cmp& b) {
+  return a.arg == b.arg && a.op == b.op && a.datum_a == b.datum_a &&
+         a.datum_b == b.datum_b;
+}
+
+// Falls through when `c` holds, else goes to `fail` however far it is (a
+// conditional jump reaches 255 instructions, an unconditional one any).
+absl::Status CompareFar(Program& p, const scmp_arg_cmp& c, int fail) {
+  const int no = p.NewLabel(), holds = p.NewLabel();
+  if (absl::Status s = Compare(p, c, no); !s.ok()) return s;
+  p.JumpTo(holds);
+  p.Bind(no);
+  p.JumpTo(fail);
+  p.Bind(holds);
+  return absl::OkStatus();
+}
+
+// Rules in order, the first `depth` comparisons of each known to hold:
+// the first rule whose other comparisons hold answers. Falls through when
+// none does; *ends set when one holds whatever the arguments (what follows
+// it is never reached, and is not written).
+//
+// The rules are written as they read but for two shapes, which cost the
+// table's socket rules most of their length: consecutive rules that share
+// their next comparison make it once (when it fails, none of them can
+// hold), and consecutive rules whose last comparison tests the same bits
+// for different values load those bits once and compare each value.
+absl::Status EmitRules(Program& p, absl::Span<const FilterRule> rules,
+                       size_t depth, const char* call, bool* ends) {
+  *ends = false;
+  size_t i = 0;
+  while (i < rules.size()) {
+    const FilterRule& rule = rules[i];
+    if (rule.cmp.size() == depth) {
+      p.Return(rule.action);
+      *ends = true;
+      return absl::OkStatus();
+    }
+    const scmp_arg_cmp& first = rule.cmp[depth];
+    size_t shared = i + 1;
+    while (shared < rules.size() && rules[shared].cmp.size() > depth &&
+           SameComparison(rules[shared].cmp[depth], first)) {
+      ++shared;
+    }
+    if (shared - i > 1) {
+      const int after = p.NewLabel();
+      if (absl::Status s = CompareFar(p, first, after); !s.ok()) {
         return absl::Status(s.code(),
-                            absl::StrCat(s.message(), " (", call.name, ")"));
+                            absl::StrCat(s.message(), " (", call, ")"));
+      }
+      bool inner_ends;
+      if (absl::Status s = EmitRules(p, rules.subspan(i, shared - i), depth + 1,
+                                     call, &inner_ends);
+          !s.ok()) {
+        return s;
+      }
+      p.Bind(after);
+      i = shared;
+      continue;
+    }
+    size_t chain = i;
+    while (chain < rules.size() && rules[chain].cmp.size() == depth + 1 &&
+           SameChain(rules[chain].cmp[depth], first)) {
+      ++chain;
+    }
+    if (chain - i > 1) {
+      ValueTest t;
+      AsValueTest(first, &t);
+      const int after = p.NewLabel();
+      if (t.hi_mask != 0) {
+        const int holds = p.NewLabel();
+        p.Load(HighHalf(t.arg));
+        if (t.hi_mask != 0xffffffffu) p.And(t.hi_mask);
+        p.JumpIf(BPF_JEQ, t.hi_value, holds, Program::kNext);
+        p.JumpTo(after);
+        p.Bind(holds);
+      }
+      p.Load(LowHalf(t.arg));
+      if (t.lo_mask != 0xffffffffu) p.And(t.lo_mask);
+      for (size_t k = i; k < chain; ++k) {
+        ValueTest v;
+        AsValueTest(rules[k].cmp[depth], &v);
+        const int next = p.NewLabel();
+        p.JumpIf(BPF_JEQ, v.lo_value, Program::kNext, next);
+        p.Return(rules[k].action);
+        p.Bind(next);
+      }
+      p.Bind(after);
+      i = chain;
+      continue;
+    }
+    const int next = p.NewLabel();
+    for (size_t k = depth; k < rule.cmp.size(); ++k) {
+      if (absl::Status s = Compare(p, rule.cmp[k], next); !s.ok()) {
+        return absl::Status(s.code(),
+                            absl::StrCat(s.message(), " (", call, ")"));
       }
     }
     p.Return(rule.action);
     p.Bind(next);
+    ++i;
   }
-  p.Return(SECCOMP_RET_ALLOW);
+  return absl::OkStatus();
+}
+
+// A call's rules in order, then the call let through. Nothing after it
+// runs: every way out is a return.
+absl::Status CallBlock(Program& p, const CallRules& call) {
+  bool ends;
+  if (absl::Status s = EmitRules(p, call.rules, 0, call.name, &ends); !s.ok()) {
+    return s;
+  }
+  if (!ends) p.Return(SECCOMP_RET_ALLOW);
   return absl::OkStatus();
 }
 

@@ -8,7 +8,10 @@
 // all hold gives the answer, and a call with none that holds is let
 // through. Comparisons are of the whole 64-bit argument, as libseccomp's
 // are on x86-64; a masked one compares (argument & mask) with
-// (value & mask), as libseccomp's compiler does.
+// (value & mask), as libseccomp's compiler does. A comparison consecutive
+// rules share is made once, and the bits consecutive rules test for
+// different values are loaded once (the kernel checks and compiles every
+// instruction as each run starts).
 //
 // This module owns the translation only: which rules a call has is
 // seccomp_filter.cc's, what each call is, syscall_table.cc's.

@@ -206,6 +206,11 @@ absl::Status CompareFar(Program& p, const scmp_arg_cmp& c, int fail) {
   return absl::OkStatus();
 }
 
+// `s`, saying which call's rules it came from.
+absl::Status NamingCall(const absl::Status& s, const char* call) {
+  return absl::Status(s.code(), absl::StrCat(s.message(), " (", call, ")"));
+}
+
 // Rules in order, the first `depth` comparisons of each known to hold:
 // the first rule whose other comparisons hold answers. Falls through when
 // none does; *ends set when one holds whatever the arguments (what follows
@@ -236,8 +241,7 @@ absl::Status EmitRules(Program& p, absl::Span<const FilterRule> rules,
     if (shared - i > 1) {
       const int after = p.NewLabel();
       if (absl::Status s = CompareFar(p, first, after); !s.ok()) {
-        return absl::Status(s.code(),
-                            absl::StrCat(s.message(), " (", call, ")"));
+        return NamingCall(s, call);
       }
       bool inner_ends;
       if (absl::Status s = EmitRules(p, rules.subspan(i, shared - i), depth + 1,
@@ -283,8 +287,7 @@ absl::Status EmitRules(Program& p, absl::Span<const FilterRule> rules,
     const int next = p.NewLabel();
     for (size_t k = depth; k < rule.cmp.size(); ++k) {
       if (absl::Status s = Compare(p, rule.cmp[k], next); !s.ok()) {
-        return absl::Status(s.code(),
-                            absl::StrCat(s.message(), " (", call, ")"));
+        return NamingCall(s, call);
       }
     }
     p.Return(rule.action);

@@ -656,19 +656,27 @@ TEST(Launcher,
   EXPECT_THAT(planted.err, Not(HasSubstr("klaunch: policy")));
 }
 
-// The state directory keeps the last KLAUNCH_KEEP_RUNS runs (100 unless
-// set); a run still holding its directory is kept however old.
-TEST(Launcher, OldRunDirectoriesArePrunedButOneARunStillHoldsIsKept) {
-  Launcher l;
+// `n` run directories of 2020 under l's state directory, oldest first,
+// each with an audit log, as old runs leave them.
+std::vector<std::string> FakeOldRuns(Launcher& l, int n) {
   const std::string runs = l.Path("state/klaunch/runs");
   std::vector<std::string> fake;
-  for (int i = 0; i < 6; ++i) {
+  for (int i = 0; i < n; ++i) {
     fake.push_back(runs + "/2020010" + std::to_string(i + 1) +
                    "T000000Z-1-abcdef");
     l.Write("state/klaunch/runs/" + fake.back().substr(runs.size() + 1) +
                 "/audit.jsonl",
             "{}\n");
   }
+  return fake;
+}
+
+// The state directory keeps the last KLAUNCH_KEEP_RUNS runs (100 unless
+// set); a run still holding its directory is kept however old.
+TEST(Launcher, OldRunDirectoriesArePrunedButOneARunStillHoldsIsKept) {
+  Launcher l;
+  const std::string runs = l.Path("state/klaunch/runs");
+  const std::vector<std::string> fake = FakeOldRuns(l, 6);
   // The oldest is held, as a run still going holds its own.
   const int held = open((fake[0] + "/lock").c_str(), O_RDONLY | O_CREAT, 0600);
   ASSERT_GE(held, 0);
@@ -690,15 +698,7 @@ TEST(Launcher, OldRunDirectoriesArePrunedButOneARunStillHoldsIsKept) {
 // wait for it; a run whose program never starts still prunes as it ends.
 TEST(Launcher, ARunWhoseProgramCannotStartStillPrunesOldRunDirectories) {
   Launcher l;
-  const std::string runs = l.Path("state/klaunch/runs");
-  std::vector<std::string> fake;
-  for (int i = 0; i < 4; ++i) {
-    fake.push_back(runs + "/2020010" + std::to_string(i + 1) +
-                   "T000000Z-1-abcdef");
-    l.Write("state/klaunch/runs/" + fake.back().substr(runs.size() + 1) +
-                "/audit.jsonl",
-            "{}\n");
-  }
+  const std::vector<std::string> fake = FakeOldRuns(l, 4);
   ProcessResult r =
       l.Run({"--", l.Path("no-such-program")}, {"KLAUNCH_KEEP_RUNS=2"});
   ASSERT_EQ(r.exit_code, 127) << r.err;

@@ -853,6 +853,7 @@ int RunAndWait(const RunOptions& o, RunStory* story) {
     FilterSettings fs;
     fs.cookie = cookie;
     fs.reads_floor = ruleset >= 0 || policy->mode == Mode::kAudit;
+    settings.reads_floor = fs.reads_floor;
     fs.writes_exact = ruleset >= 0 && LandlockEnforcesWrites(plan, *policy);
     fs.truncate_right = ruleset >= 0 && plan.abi >= 3;
     fs.signals_scoped = ruleset >= 0 && LandlockScopesSignals(plan);

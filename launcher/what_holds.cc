@@ -43,6 +43,9 @@ std::vector<Holding> WhatHolds(const Setting& s) {
                   {"AttackTag.AForgedTagCannotReadAFileOutsideEveryRoot",
                    "Seccomp.AStaticBinaryCannotReadADeniedFile",
                    "Seccomp."
+                   "AReadNameRewrittenAfterTheVerdictReachesNoFileOutsideTheRo"
+                   "ots",
+                   "Seccomp."
                    "WithoutLandlockAForgedTagStillMeetsTheSupervisorForReadsWri"
                    "tesAndConnects"}});
   rows.push_back(
@@ -61,13 +64,17 @@ std::vector<Holding> WhatHolds(const Setting& s) {
        Either(landlock,
               absl::StrCat(kNotHeld,
                            " against a forged tag (a tagged read skips the "
-                           "supervisor over a Landlock floor); supervisor "
-                           "for every other read"),
+                           "supervisor over a Landlock floor) nor against a "
+                           "name rewritten after the supervisor's verdict (a "
+                           "judged read goes on to the kernel over the same "
+                           "floor); supervisor for every other read"),
               "supervisor"),
        {"Seccomp."
         "WithoutLandlockAForgedTagStillMeetsTheSupervisorForReadsWritesAndConne"
         "cts",
-        "Seccomp.AStaticBinaryCannotReadADeniedFile"}});
+        "Seccomp.AStaticBinaryCannotReadADeniedFile",
+        "Seccomp."
+        "WithoutLandlockAReadNameRewrittenAfterTheVerdictIsNeverRead"}});
   rows.push_back(
       {"read the environment, memory or descriptors of a process outside "
        "the run through /proc",
@@ -124,8 +131,16 @@ std::vector<Holding> WhatHolds(const Setting& s) {
         "AForgedTagCannotSetAnExtendedAttributeOnAFileOutsideTheWriteRoots"}});
   rows.push_back(
       {"swap a symlink between the verdict and the use",
-       "supervisor (opens by the resolved object)",
-       {"Seccomp.ASymlinkSwappedDuringAStaticOpenLoopNeverReadsTheSecret"}});
+       Either(landlock,
+              "supervisor for writes (it opens by the resolved object); for "
+              "reads Landlock, and NOT HELD beyond it: a judged read goes on "
+              "to the kernel, which resolves the name again, so a link "
+              "swapped after the verdict reaches what a forged tag reaches",
+              "supervisor (opens by the resolved object)"),
+       {"Seccomp.ASymlinkSwappedDuringAStaticOpenLoopNeverReadsTheSecret",
+        "Seccomp."
+        "WithoutLandlockASymlinkSwappedDuringAStaticOpenLoopNeverReadsTheSecre"
+        "t"}});
   rows.push_back(
       {"be handed klaunch's own /proc entries for the program's (a name "
        "through /proc/self, thread-self, /dev/fd or a link to them, which "

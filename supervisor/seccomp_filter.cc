@@ -321,6 +321,14 @@ uint64_t MakeCookie() {
   return c;
 }
 
+bool ATaggedOpenSkipsAsAReader(bool reads_floor, long nr, uint64_t flags) {
+  if (nr != SYS_open && nr != SYS_openat) return false;
+  // The kernel reads the flags as an int: the high half means nothing.
+  flags &= 0xffffffffu;
+  if (flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC)) return false;
+  return reads_floor || (flags & O_PATH);
+}
+
 absl::StatusOr<std::vector<CallRules>> FilterRules(
     const FilterSettings& settings, const Policy& policy) {
   const absl::Span<const SyscallEntry> table = SyscallTable();

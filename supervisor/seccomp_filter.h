@@ -91,6 +91,15 @@ absl::StatusOr<std::vector<CallRules>> FilterRules(
 absl::StatusOr<std::vector<sock_filter>> BuildFilter(
     const FilterSettings& settings, const Policy& policy);
 
+// Whether the filter lets a tagged `open` or `openat` (`nr`) with `flags`
+// skip the supervisor because it cannot write: it reads where the run has
+// a read floor (FilterSettings::reads_floor), or it opens O_PATH. Such a
+// call reaches, whatever its name, what a forged tag reaches (SECURITY.md),
+// so the supervisor lets an untagged one it judged go on to the kernel
+// (supervise_open.cc). openat2 and creat never: openat2's flags are in
+// memory the program may rewrite after they were judged.
+bool ATaggedOpenSkipsAsAReader(bool reads_floor, long nr, uint64_t flags);
+
 // The flags the filter is loaded with, and whether the kernel takes them:
 // SECCOMP_FILTER_FLAG_NEW_LISTENER, and SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
 // (Linux 5.19+), without which an exec cannot be checked after the fact

@@ -257,6 +257,33 @@ TEST_F(Filter, WithoutALandlockFloorATaggedReadStillMeetsTheSupervisor) {
   EXPECT_EQ(Call(SYS_newfstatat, {0, 0, 0, 0}, true), kAllow);
 }
 
+// The supervisor lets an untagged open it judged go on to the kernel only
+// where a tagged one skips it as a reader (supervise_open.cc), so what a
+// name rewritten after the verdict reaches is what a forged tag reaches.
+// The predicate and the filter must agree for every open and every flag.
+TEST_F(Filter, TheSupervisorLetsGoOnExactlyTheOpensATagLetsSkipAsAReader) {
+  const uint64_t bits[] = {O_WRONLY,         O_RDWR,     O_CREAT,   O_TRUNC,
+                           O_PATH,           O_EXCL,     O_APPEND,  O_NONBLOCK,
+                           O_DIRECTORY,      O_NOFOLLOW, O_CLOEXEC, __O_TMPFILE,
+                           uint64_t{1} << 40};
+  constexpr int kBits = sizeof(bits) / sizeof(bits[0]);
+  for (bool floor : {false, true}) {
+    Build({.reads_floor = floor});
+    for (int nr : {SYS_open, SYS_openat, SYS_openat2, SYS_creat}) {
+      for (uint32_t set = 0; set < (1u << kBits); ++set) {
+        uint64_t flags = 0;
+        for (int b = 0; b < kBits; ++b) {
+          if (set & (1u << b)) flags |= bits[b];
+        }
+        const uint32_t action = nr == SYS_open ? Call(nr, {0, flags}, true)
+                                               : Call(nr, {0, 0, flags}, true);
+        ASSERT_EQ(ATaggedOpenSkipsAsAReader(floor, nr, flags), action == kAllow)
+            << "floor " << floor << " nr " << nr << " flags " << flags;
+      }
+    }
+  }
+}
+
 TEST_F(Filter, WritesSkipTheSupervisorOnlyWhereLandlockIsExactForThem) {
   Build({});
   for (uint64_t flags : {uint64_t{O_WRONLY}, uint64_t{O_RDWR},

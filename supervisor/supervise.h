@@ -73,6 +73,10 @@ struct Settings {
   // only address rules admit such a connect.
   NameCache* names = nullptr;
   uint64_t cookie = 0;
+  // The filter's FilterSettings::reads_floor: a read open the supervisor
+  // judged goes on to the kernel (seccomp_filter.h,
+  // ATaggedOpenSkipsAsAReader).
+  bool reads_floor = false;
   // The shim's file: the cookie is given only to code mapped from it.
   dev_t shim_dev = 0;
   ino_t shim_ino = 0;

@@ -1,10 +1,22 @@
 // open, openat, openat2 and creat made without the shim (or with it, where
 // the tag buys no skip): the supervisor resolves the path as the target
-// would, judges the object it found, opens that very object (through
-// /proc/self/fd/N of its O_PATH pin) and injects the descriptor, so there
+// would and judges the object it found.
+//
+// An open that may write it then opens itself, that very object (through
+// /proc/self/fd/N of its O_PATH pin), and injects the descriptor, so there
 // is no window between the check and the use. It never waits on the
 // object: every open is non-blocking (a FIFO's other end, a lease's
 // holder), and an open that would wait natively goes to the waiter.
+//
+// An open that only reads (or is O_PATH), where the filter would let a
+// tagged one skip the supervisor, by a process judged under CMD's chain of
+// sections, goes on to the kernel once judged
+// (CONTINUE): the kernel reads the name again, so a name rewritten or a
+// link swapped after the verdict reaches what a forged tag reaches anyway,
+// Landlock's floor (SECURITY.md), and nothing more. For every program that
+// does not race itself the verdict holds, and the target waits for fewer
+// calls and one wake-up less (the loader's opens, a locale's files, a
+// static program's reads; docs/performance.md).
 
 #include <fcntl.h>
 #include <linux/openat2.h>
@@ -17,6 +29,7 @@
 #include <memory>
 
 #include "core/path.h"
+#include "supervisor/seccomp_filter.h"
 #include "supervisor/supervise.h"
 
 namespace klaunch::supervise {
@@ -91,6 +104,20 @@ Answer Create(Call& c, const OpenCall& o, Access access, Resolved& r) {
   });
 }
 
+// Whether the kernel may make this open once it is judged (CONTINUE): a
+// read the filter would let a tagged call make unasked, by a process judged
+// under CMD's chain. A process judged under a section below CMD may hold
+// only CMD's Landlock rulesets (a static program a static parent started
+// there, a thread older than its shim's rulesets): the kernel's second
+// reading of the name would reach what CMD's floor grants and the section
+// refuses, so its opens are made here.
+bool TheKernelMayOpen(Call& c, const OpenCall& o) {
+  const Engine* cmd = c.settings().engine;
+  return cmd != nullptr && c.engine().chain() == cmd->chain() &&
+         ATaggedOpenSkipsAsAReader(c.settings().reads_floor, c.nr(),
+                                   static_cast<uint32_t>(o.flags));
+}
+
 }  // namespace
 
 Answer SuperviseOpen(Call& c) {
@@ -124,6 +151,10 @@ Answer SuperviseOpen(Call& c) {
       return Answer::Error(EACCES);
     }
     return Answer::Error(EEXIST);
+  }
+  if (TheKernelMayOpen(c, o)) {
+    if (!JudgeObject(c, o, access, r)) return Answer::Error(EACCES);
+    return Answer::Continue();
   }
   struct stat st = r.st;
   if (!r.stat_known && fstat(r.object.get(), &st) != 0) {

@@ -1021,8 +1021,11 @@ namespace {
 const char* FamilyRule(SyscallFamily f) {
   switch (f) {
     case SyscallFamily::kOpen:
-      return "judged; tagged, a read-only open skips the supervisor, one that "
-             "may write only where Landlock is exact for writes";
+      return "judged; tagged, an open or openat that only reads skips the "
+             "supervisor where Landlock restricts reads (O_PATH always), and "
+             "every open only where Landlock is exact for writes; untagged, "
+             "a read the supervisor admits goes on to the kernel where a "
+             "tagged one would skip it";
     case SyscallFamily::kLook:
       return "judged; tagged, skips the supervisor";
     case SyscallFamily::kMutate:

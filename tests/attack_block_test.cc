@@ -162,9 +162,11 @@ TEST_F(SupervisorStall, AFifoSwappedIntoACreateCannotStallTheSupervisor) {
 
 // A regression guard, not an escape today: a static program opens an
 // existing FIFO for reading, then (with no reader left) for writing,
-// neither with O_NONBLOCK. The supervisor's open path opens FIFOs
-// non-blocking and gives the program the mode it asked for
-// (supervisor/supervise_open.cc), so it never waits for a peer.
+// neither with O_NONBLOCK. Where the supervisor makes the open itself (the
+// write; the read too without Landlock) it opens the FIFO non-blocking and
+// gives the program the mode it asked for (supervisor/supervise_open.cc),
+// so it never waits for a peer; a read it lets go on to the kernel waits in
+// the program, as natively.
 TEST_F(SupervisorStall, OpeningAFifoWithoutNonblockDoesNotStallTheSupervisor) {
   ProcessResult r = Run({static_bin_, "fifo-open", ws() + "/fifo"});
   ASSERT_THAT(r.out, HasSubstr("fifo-open read:")) << Show(r);

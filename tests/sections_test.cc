@@ -289,6 +289,32 @@ TEST_F(Sections, AStaticProgramBelowCmdIsHeldToItsSectionEvenOnceOrphaned) {
   EXPECT_THAT(Log(), HasSubstr(Cat("\"target\":\"", Ws("orphan.txt"), "\"")));
 }
 
+// A static program a static parent starts into a section holds CMD's
+// Landlock rulesets only (no shim stacks the section's); the supervisor
+// alone narrows it. A second thread flipping the name it reads, after the
+// supervisor judged it, must not reach a file the section denies and CMD
+// may read: the supervisor opens such a process's reads itself rather than
+// letting the kernel read the name again (supervise_open.cc).
+TEST_F(Sections, ARewrittenNameInAStaticSectionProgramNeverReadsWhatItDenies) {
+  ASSERT_NO_FATAL_FAILURE(BuildStaticToucher("curl"));
+  RunProcess({"/bin/cp", Ws("static/curl"), Ws("static/plain")});
+  const std::string ok = dir_.Write("ws/ok.txt", "harmless");
+  const std::string denied = dir_.Write("ws/denied.txt", "SECTION-DENIED");
+  const std::string policy = dir_.Write(
+      "policy.toml", Cat("extends = \"workspace-write\"\n[programs.\"curl\"]\n"
+                         "filesystem.deny = [\"",
+                         denied, "\"]\n"));
+  const ProcessResult r =
+      Run(policy, Cat(Ws("static/plain"), " exec:", Ws("static/curl"),
+                      ":reread:", ok, ":", denied));
+  if (Log().find("a cgroup per chain") == std::string::npos) {
+    GTEST_SKIP() << "klaunch keeps no cgroup per chain here: " << Log();
+  }
+  EXPECT_THAT(r.out, HasSubstr("leaked 0")) << r.out << r.err;
+  EXPECT_THAT(r.out, Not(HasSubstr("opened 0 "))) << r.out << r.err;
+  EXPECT_THAT(r.out, Not(HasSubstr("refused 0 "))) << r.out << r.err;
+}
+
 // Leaving the section's cgroup would put a process back under the policy
 // alone. A shell inside a section whose own write list (and the policy's)
 // holds klaunch's cgroup directory, the one the run's cgroups are made in,

@@ -95,6 +95,27 @@ static void* swapper(void* arg) {
   return NULL;
 }
 
+/* The path an open points at, rewritten in place between an admitted name
+ * and another while the open is judged: what the kernel reads again after
+ * a verdict. */
+struct reread {
+  char path[4096];
+  const char* ok;
+  const char* other;
+  volatile int stop;
+  volatile int flips;
+};
+
+static void* rewriter(void* arg) {
+  struct reread* r = arg;
+  for (int i = 0; !r->stop; ++i) {
+    const char* next = i % 2 ? r->other : r->ok;
+    memcpy(r->path, next, strlen(next) + 1);
+    r->flips = i + 1;
+  }
+  return NULL;
+}
+
 struct storm {
   const char* ok;
   const char* denied;
@@ -462,6 +483,45 @@ int main(int argc, char** argv) {
     r.stop = 1;
     pthread_join(t, NULL);
     printf("race: opened %d leaked %d\n", opened, leaked);
+  } else if (!strcmp(mode, "opath")) {
+    /* opath PATH: an O_PATH open and an fstat of what it gives. */
+    long fd = syscall(SYS_openat, AT_FDCWD, argv[2], O_PATH | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0) {
+      printf("opath: error %s\n", strerror(errno));
+    } else if (fstat((int)fd, &st) != 0) {
+      printf("opath: fstat error %s\n", strerror(errno));
+    } else {
+      printf("opath: size %lld\n", (long long)st.st_size);
+    }
+  } else if (!strcmp(mode, "reread")) {
+    /* reread OK OTHER MARKER ROUNDS: reads through one buffer that a
+     * second thread keeps rewriting from OK to OTHER and back. */
+    static struct reread r;
+    r.ok = argv[2];
+    r.other = argv[3];
+    snprintf(r.path, sizeof(r.path), "%s", r.ok);
+    const char* marker = argv[4];
+    int rounds = atoi(argv[5]), leaked = 0, opened = 0, refused = 0;
+    pthread_t t;
+    pthread_create(&t, NULL, rewriter, &r);
+    while (r.flips < 10) usleep(100); /* the rewriting is under way */
+    for (int i = 0; i < rounds; ++i) {
+      int fd = (int)syscall(SYS_openat, AT_FDCWD, r.path, O_RDONLY);
+      if (fd < 0) {
+        refused += errno == EACCES;
+        continue;
+      }
+      ++opened;
+      char buf[256];
+      long n = read(fd, buf, sizeof(buf) - 1);
+      buf[n > 0 ? n : 0] = '\0';
+      if (strstr(buf, marker)) ++leaked;
+      close(fd);
+    }
+    r.stop = 1;
+    pthread_join(t, NULL);
+    printf("reread: opened %d refused %d leaked %d\n", opened, refused, leaked);
   } else if (!strcmp(mode, "storm")) {
     int procs = atoi(argv[2]), threads = atoi(argv[3]);
     struct storm s = {argv[4], argv[5], atoi(argv[6]), 0};

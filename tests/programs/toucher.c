@@ -16,6 +16,9 @@
  *     clone3cg:DIR:PATH  clone3 with CLONE_INTO_CGROUP into DIR; the child
  *       creates PATH by a direct system call
  *     rdwr:PATH  (open O_RDWR | O_CREAT)
+ *     reread:OK:OTHER  3000 read opens (open(2), a direct system call) of
+ *       a name a second thread keeps rewriting from OK to OTHER and back;
+ *       prints how many opened and how many read other than OK's bytes
  *     tiocsti:TEXT  tiocsti64:TEXT  (push TEXT and a newline into the
  *       terminal's input with TIOCSTI, the request word plain or with bits
  *       above the 32 the kernel reads)
@@ -28,6 +31,7 @@
 #include <fcntl.h>
 #include <linux/sched.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,6 +164,68 @@ static int do_tiocsti(const char* text, unsigned long high) {
   return r;
 }
 
+struct reread {
+  char name[4096];
+  const char* ok;
+  const char* other;
+  volatile int stop;
+  volatile int flips;
+};
+
+static void* rewrite_name(void* p) {
+  struct reread* r = p;
+  for (int i = 0; !r->stop; ++i) {
+    const char* next = i % 2 ? r->other : r->ok;
+    memcpy(r->name, next, strlen(next) + 1);
+    r->flips = i + 1;
+  }
+  return NULL;
+}
+
+static int read_all(int fd, char* buf, size_t size) {
+  long n = read(fd, buf, size - 1);
+  buf[n > 0 ? n : 0] = '\0';
+  return (int)(n > 0 ? n : 0);
+}
+
+static int do_reread(char* arg) {
+  static struct reread r;
+  char* other = strchr(arg, ':');
+  if (other == NULL) {
+    errno = EINVAL;
+    return -1;
+  }
+  *other++ = '\0';
+  char want[256];
+  int fd = open(arg, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  read_all(fd, want, sizeof(want));
+  close(fd);
+  r.ok = arg;
+  r.other = other;
+  snprintf(r.name, sizeof(r.name), "%s", arg);
+  pthread_t t;
+  if (pthread_create(&t, NULL, rewrite_name, &r) != 0) return -1;
+  while (r.flips < 10) usleep(100);
+  int opened = 0, leaked = 0, refused = 0;
+  for (int i = 0; i < 3000; ++i) {
+    fd = (int)syscall(SYS_open, r.name, O_RDONLY);
+    if (fd < 0) {
+      refused += errno == EACCES;
+      continue;
+    }
+    ++opened;
+    char got[256];
+    read_all(fd, got, sizeof(got));
+    leaked += strcmp(got, want) != 0;
+    close(fd);
+  }
+  r.stop = 1;
+  pthread_join(t, NULL);
+  printf("reread: opened %d refused %d leaked %d\n", opened, refused, leaked);
+  return 0;
+}
+
 static int do_one(const char* op, char* arg) {
   int fd;
   struct stat st;
@@ -216,6 +282,7 @@ static int do_one(const char* op, char* arg) {
   if (!strcmp(op, "ldexec")) return do_exec(arg, kLoader);
   if (!strcmp(op, "signal")) return kill(getppid(), 0);
   if (!strcmp(op, "clone3cg")) return do_clone3_into(arg);
+  if (!strcmp(op, "reread")) return do_reread(arg);
   errno = EINVAL;
   return -1;
 }

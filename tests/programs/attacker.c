@@ -116,6 +116,31 @@ static void* rewriter(void* arg) {
   return NULL;
 }
 
+/* What `rounds` direct read opens of `name` gave: how many opened, how
+ * many were refused (EACCES), how many read `marker`. */
+struct read_counts {
+  int opened, refused, leaked;
+};
+
+static struct read_counts read_loop(const char* name, const char* marker,
+                                    int rounds) {
+  struct read_counts n = {0, 0, 0};
+  for (int i = 0; i < rounds; ++i) {
+    int fd = (int)syscall(SYS_openat, AT_FDCWD, name, O_RDONLY);
+    if (fd < 0) {
+      n.refused += errno == EACCES;
+      continue;
+    }
+    ++n.opened;
+    char buf[256];
+    long got = read(fd, buf, sizeof(buf) - 1);
+    buf[got > 0 ? got : 0] = '\0';
+    if (strstr(buf, marker)) ++n.leaked;
+    close(fd);
+  }
+  return n;
+}
+
 struct storm {
   const char* ok;
   const char* denied;
@@ -466,23 +491,14 @@ int main(int argc, char** argv) {
   } else if (!strcmp(mode, "race")) {
     struct race r = {argv[2], argv[3], argv[4], 0, 0};
     const char* marker = argv[5];
-    int rounds = atoi(argv[6]), leaked = 0, opened = 0;
+    int rounds = atoi(argv[6]);
     pthread_t t;
     pthread_create(&t, NULL, swapper, &r);
     while (r.swaps < 10) usleep(100); /* the swapping is under way */
-    for (int i = 0; i < rounds; ++i) {
-      int fd = (int)syscall(SYS_openat, AT_FDCWD, r.link, O_RDONLY);
-      if (fd < 0) continue;
-      ++opened;
-      char buf[256];
-      long n = read(fd, buf, sizeof(buf) - 1);
-      buf[n > 0 ? n : 0] = '\0';
-      if (strstr(buf, marker)) ++leaked;
-      close(fd);
-    }
+    struct read_counts n = read_loop(r.link, marker, rounds);
     r.stop = 1;
     pthread_join(t, NULL);
-    printf("race: opened %d leaked %d\n", opened, leaked);
+    printf("race: opened %d leaked %d\n", n.opened, n.leaked);
   } else if (!strcmp(mode, "opath")) {
     /* opath PATH: an O_PATH open and an fstat of what it gives. */
     long fd = syscall(SYS_openat, AT_FDCWD, argv[2], O_PATH | O_CLOEXEC);
@@ -502,26 +518,15 @@ int main(int argc, char** argv) {
     r.other = argv[3];
     snprintf(r.path, sizeof(r.path), "%s", r.ok);
     const char* marker = argv[4];
-    int rounds = atoi(argv[5]), leaked = 0, opened = 0, refused = 0;
+    int rounds = atoi(argv[5]);
     pthread_t t;
     pthread_create(&t, NULL, rewriter, &r);
     while (r.flips < 10) usleep(100); /* the rewriting is under way */
-    for (int i = 0; i < rounds; ++i) {
-      int fd = (int)syscall(SYS_openat, AT_FDCWD, r.path, O_RDONLY);
-      if (fd < 0) {
-        refused += errno == EACCES;
-        continue;
-      }
-      ++opened;
-      char buf[256];
-      long n = read(fd, buf, sizeof(buf) - 1);
-      buf[n > 0 ? n : 0] = '\0';
-      if (strstr(buf, marker)) ++leaked;
-      close(fd);
-    }
+    struct read_counts n = read_loop(r.path, marker, rounds);
     r.stop = 1;
     pthread_join(t, NULL);
-    printf("reread: opened %d refused %d leaked %d\n", opened, refused, leaked);
+    printf("reread: opened %d refused %d leaked %d\n", n.opened, n.refused,
+           n.leaked);
   } else if (!strcmp(mode, "storm")) {
     int procs = atoi(argv[2]), threads = atoi(argv[3]);
     struct storm s = {argv[4], argv[5], atoi(argv[6]), 0};

@@ -10,13 +10,13 @@
 //
 // An open that only reads (or is O_PATH), where the filter would let a
 // tagged one skip the supervisor, by a process judged under CMD's chain of
-// sections, goes on to the kernel once judged
-// (CONTINUE): the kernel reads the name again, so a name rewritten or a
-// link swapped after the verdict reaches what a forged tag reaches anyway,
-// Landlock's floor (SECURITY.md), and nothing more. For every program that
-// does not race itself the verdict holds, and the target waits for fewer
-// calls and one wake-up less (the loader's opens, a locale's files, a
-// static program's reads; docs/performance.md).
+// sections, goes on to the kernel once judged (CONTINUE): the kernel reads
+// the name again, so a name rewritten or a link swapped after the verdict
+// reaches what a forged tag reaches anyway, Landlock's floor (SECURITY.md),
+// and nothing more. For every program that does not race itself the
+// verdict holds, and the target waits for fewer calls and one wake-up less
+// (the loader's opens, a locale's files, a static program's reads;
+// docs/performance.md).
 
 #include <fcntl.h>
 #include <linux/openat2.h>

@@ -18,7 +18,6 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <re2/re2.h>
 #include <sys/stat.h>
 
 #include <cstdio>
@@ -46,13 +45,6 @@ constexpr char kNetSeconds[] = "3";
 constexpr char kNetTries[] = "20000";
 constexpr char kExecSeconds[] = "4";
 constexpr char kExecTries[] = "4000";
-
-// "KEY N" in the attacker's summary line; -1 when absent.
-long Count(const std::string& out, const std::string& key) {
-  long n = -1;
-  if (RE2::PartialMatch(out, RE2::QuoteMeta(key) + " (-?[0-9]+)", &n)) return n;
-  return -1;
-}
 
 // Two listeners on one port: 127.0.0.2:P, which the policy admits, and
 // 127.0.0.1:P, which it does not.
@@ -137,7 +129,7 @@ class AttackRace : public ::testing::Test {
     EXPECT_FALSE(Exists(run_.ws() + "/" + kDeniedRan))
         << "the denied program ran and left its marker";
     if (r.out.find(kDeniedRan) == std::string::npos) {
-      EXPECT_GE(Count(r.out, "attempts"), min) << Show(r);
+      EXPECT_GE(SummaryCount(r.out, "attempts"), min) << Show(r);
     }
   }
 
@@ -169,7 +161,7 @@ class AttackRace : public ::testing::Test {
     if (forbidden == 0) {
       EXPECT_GT(l.allowed->Accepted(), 0) << "the attack never connected\n"
                                           << Show(r);
-      EXPECT_GE(Count(r.out, "attempts"), 200) << Show(r);
+      EXPECT_GE(SummaryCount(r.out, "attempts"), 200) << Show(r);
     }
   }
 
@@ -187,7 +179,7 @@ class AttackRace : public ::testing::Test {
     EXPECT_GT(allowed.Received().size(), 0u)
         << op << ": the attack never sent\n"
         << Show(r);
-    EXPECT_GE(Count(r.out, "attempts"), 200) << Show(r);
+    EXPECT_GE(SummaryCount(r.out, "attempts"), 200) << Show(r);
   }
 
   void FastOpenRace(bool dynamic, bool use_sendto) {
@@ -214,7 +206,7 @@ class AttackRace : public ::testing::Test {
         << "\n"
         << Show(r);
     if (forbidden == 0) {
-      EXPECT_GE(Count(r.out, "attempts"), 100) << Show(r);
+      EXPECT_GE(SummaryCount(r.out, "attempts"), 100) << Show(r);
     }
   }
 

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <re2/re2.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -42,6 +43,14 @@ inline void BuildProgram(const std::string& source, const std::string& out,
   }
   ProcessResult r = RunProcess(argv);
   ASSERT_EQ(r.exit_code, 0) << "gcc " << source << ": " << r.err;
+}
+
+// "KEY N" in an attack program's summary line ("reread: opened 12 refused
+// 3 leaked 0"); -1 when absent.
+inline long SummaryCount(const std::string& out, const std::string& key) {
+  long n = -1;
+  if (RE2::PartialMatch(out, RE2::QuoteMeta(key) + " (-?[0-9]+)", &n)) return n;
+  return -1;
 }
 
 // A UDP socket of the test's on ADDRESS:PORT (a free port for 0), counting

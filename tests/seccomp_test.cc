@@ -14,12 +14,12 @@
 #include <unistd.h>
 
 #include <cstddef>
-#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <string>
 #include <vector>
 
+#include "tests/attack_support.h"
 #include "tests/listener.h"
 #include "tests/run_process.h"
 #include "tests/sandbox.h"
@@ -31,20 +31,6 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 constexpr char kSecretText[] = "TOP-SECRET-7731";
-
-// The attacker's "reread" summary; -1 each when it printed none.
-struct RereadCounts {
-  int opened = -1, refused = -1, leaked = -1;
-};
-RereadCounts Reread(const std::string& out) {
-  RereadCounts n;
-  const size_t at = out.find("reread: ");
-  if (at != std::string::npos) {
-    std::sscanf(out.c_str() + at, "reread: opened %d refused %d leaked %d",
-                &n.opened, &n.refused, &n.leaked);
-  }
-  return n;
-}
 
 // A workspace, a secret outside it, the attacker built both ways, and a
 // policy that opens nothing outside the workspace and the system's read
@@ -372,10 +358,10 @@ TEST_F(Seccomp, AReadNameRewrittenAfterTheVerdictReachesNoFileOutsideTheRoots) {
   const std::string ok = dir_.Write("ws/ok.txt", "harmless");
   ProcessResult r =
       Run({static_bin_, "reread", ok, secret_, kSecretText, "3000"});
-  const RereadCounts n = Reread(r.out);
-  EXPECT_EQ(n.leaked, 0) << Show(r);
-  EXPECT_GT(n.opened, 0) << Show(r);
-  EXPECT_GT(n.refused, SeccompRefusals(secret_)) << Show(r);
+  EXPECT_EQ(SummaryCount(r.out, "leaked"), 0) << Show(r);
+  EXPECT_GT(SummaryCount(r.out, "opened"), 0) << Show(r);
+  EXPECT_GT(SummaryCount(r.out, "refused"), SeccompRefusals(secret_))
+      << Show(r);
 }
 
 // Without Landlock there is no floor to let a read go on over: the
@@ -386,12 +372,12 @@ TEST_F(Seccomp, WithoutLandlockAReadNameRewrittenAfterTheVerdictIsNeverRead) {
   ProcessResult r =
       Run({static_bin_, "reread", ok, secret_, kSecretText, "3000"},
           {"--no-landlock"});
-  const RereadCounts n = Reread(r.out);
-  EXPECT_EQ(n.leaked, 0) << Show(r);
-  EXPECT_GT(n.opened, 0) << Show(r);
-  EXPECT_GT(n.refused, 0) << Show(r);
+  EXPECT_EQ(SummaryCount(r.out, "leaked"), 0) << Show(r);
+  EXPECT_GT(SummaryCount(r.out, "opened"), 0) << Show(r);
+  EXPECT_GT(SummaryCount(r.out, "refused"), 0) << Show(r);
   // Every refusal is the supervisor's, and recorded.
-  EXPECT_EQ(n.refused, SeccompRefusals(secret_)) << Show(r);
+  EXPECT_EQ(SummaryCount(r.out, "refused"), SeccompRefusals(secret_))
+      << Show(r);
 }
 
 TEST_F(Seccomp, AuditModePerformsAndRecordsWhatEnforcementWouldRefuse) {
